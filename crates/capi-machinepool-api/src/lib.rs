@@ -1,0 +1,43 @@
+//! Typed Cluster API MachinePool API, `cluster.x-k8s.io` [`v1beta1`] (deprecated) and
+//! [`v1beta2`] (storage, conversion hub).
+//!
+//! * JSON is what the Go types emit: same field names, same `omitempty` / `omitzero`
+//!   decisions, same pointer-vs-value distinctions (see `docs/serialization.md`).
+//! * Both root types implement [`kube_core::Resource`] and [`kube_core::CustomResourceExt`].
+//! * [`machine_pool_crd`] builds the multi-version CRD from the Rust types with schemars.
+//! * [`admission`] reproduces upstream's defaulting and validation webhook.
+//!
+//! Library crates never select a k8s-openapi Kubernetes version; binaries do (or set
+//! `K8S_OPENAPI_ENABLED_VERSION`).
+//!
+//! ```
+//! use capi_machinepool_api::v1beta1;
+//! // v1beta1 value fields are always emitted, exactly like Go.
+//! let mp = v1beta1::MachinePool::new("mp", Default::default());
+//! let json = serde_json::to_value(&mp).unwrap();
+//! assert_eq!(json["status"]["replicas"], 0);
+//! assert_eq!(json["status"]["bootstrapReady"], false);
+//! ```
+#![deny(missing_docs)]
+
+pub mod admission;
+mod common;
+pub mod constants;
+pub mod crd;
+mod duration;
+mod omit;
+mod phase;
+mod resource;
+pub mod schema;
+pub mod v1beta1;
+pub mod v1beta2;
+
+pub use common::severity;
+pub use crd::{machine_pool_crd, machine_pool_crd_value};
+pub use duration::{Duration, ParseDurationError};
+pub use phase::MachinePoolPhase;
+
+/// Re-export of the k8s-openapi crate our types are built on.
+pub use k8s_openapi;
+/// Re-export of kube-core.
+pub use kube_core;

@@ -1,0 +1,47 @@
+//! Helpers shared by this crate's integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// Path of a file under the workspace `tests/fixtures` directory.
+pub fn fixture(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(rel)
+}
+
+/// Reads a multi-document YAML file into JSON values.
+pub fn yaml_docs(rel: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(fixture(rel)).unwrap();
+    serde_saphyr::from_multiple(&text).unwrap()
+}
+
+/// Every difference between two schemas, ignoring `description`; numbers compared as f64.
+pub fn schema_diff(path: &str, ours: &Value, theirs: &Value, out: &mut Vec<String>) {
+    match (ours, theirs) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, va) in a {
+                if k == "description" {
+                    continue;
+                }
+                match b.get(k) {
+                    Some(vb) => schema_diff(&format!("{path}/{k}"), va, vb, out),
+                    None => out.push(format!("{path}/{k}: only in ours: {va}")),
+                }
+            }
+            for (k, vb) in b {
+                if k != "description" && !a.contains_key(k) {
+                    out.push(format!("{path}/{k}: only upstream: {vb}"));
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (va, vb)) in a.iter().zip(b).enumerate() {
+                schema_diff(&format!("{path}/{i}"), va, vb, out);
+            }
+        }
+        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => {}
+        _ if ours == theirs => {}
+        _ => out.push(format!("{path}: ours {ours} != upstream {theirs}")),
+    }
+}
