@@ -29,6 +29,8 @@ mod omit;
 mod phase;
 mod resource;
 pub mod schema;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 pub mod v1beta1;
 pub mod v1beta2;
 

@@ -19,8 +19,9 @@ macro_rules! machine_pool_resource {
                 use serde::ser::SerializeMap;
                 let omit: bool = $omit;
                 let mut map = serializer.serialize_map(None)?;
-                map.serialize_entry("apiVersion", $api_version)?;
+                // Go emits TypeMeta as `kind` then `apiVersion`.
                 map.serialize_entry("kind", crate::constants::KIND)?;
+                map.serialize_entry("apiVersion", $api_version)?;
                 map.serialize_entry("metadata", &self.metadata)?;
                 if !(omit && crate::omit::is_zero(&self.spec)) {
                     map.serialize_entry("spec", &self.spec)?;
@@ -154,8 +155,8 @@ macro_rules! machine_pool_resource {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 use serde::ser::SerializeMap;
                 let mut map = serializer.serialize_map(Some(4))?;
-                map.serialize_entry("apiVersion", $api_version)?;
                 map.serialize_entry("kind", crate::constants::LIST_KIND)?;
+                map.serialize_entry("apiVersion", $api_version)?;
                 map.serialize_entry("metadata", &self.metadata)?;
                 map.serialize_entry("items", &self.items)?;
                 map.end()

@@ -1,0 +1,176 @@
+//! proptest strategies for arbitrary MachinePools of both versions (feature `proptest`).
+//!
+//! Values cover every field, including empty strings, `None` vs `Some(0)` and extreme
+//! integers, so that serialization and conversion round trips are exercised thoroughly.
+#![allow(missing_docs)]
+
+use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition as MetaCondition, Time};
+use k8s_openapi::jiff::Timestamp;
+use proptest::collection::{btree_map, vec};
+use proptest::option;
+use proptest::prelude::*;
+
+use crate::{Duration, v1beta1, v1beta2};
+
+pub fn s() -> impl Strategy<Value = String> {
+    prop_oneof![Just(String::new()), "[a-z0-9-]{1,12}"]
+}
+
+pub fn time() -> impl Strategy<Value = Time> {
+    (0i64..4_000_000_000).prop_map(|secs| Time(Timestamp::from_second(secs).unwrap_or(Timestamp::UNIX_EPOCH)))
+}
+
+pub fn meta() -> impl Strategy<Value = kube_core::ObjectMeta> {
+    (option::of("[a-z]{1,8}"), option::of("[a-z]{1,8}"), option::of(btree_map("[a-z]{1,5}", s(), 0..3)))
+        .prop_map(|(name, namespace, labels)| kube_core::ObjectMeta { name, namespace, labels, ..Default::default() })
+}
+
+pub fn capi_meta() -> impl Strategy<Value = v1beta2::ObjectMeta> {
+    (btree_map("[a-z]{1,5}", s(), 0..3), btree_map("[a-z]{1,5}", s(), 0..3))
+        .prop_map(|(labels, annotations)| v1beta2::ObjectMeta { labels, annotations })
+}
+
+pub fn obj_ref() -> impl Strategy<Value = ObjectReference> {
+    (option::of("[a-z]{1,8}"), option::of("[A-Z][a-z]{1,8}"), option::of("[a-z./0-9]{1,12}"), option::of("[a-z]{1,8}"))
+        .prop_map(|(name, kind, api_version, namespace)| ObjectReference { name, kind, api_version, namespace, ..Default::default() })
+}
+
+pub fn legacy_condition() -> impl Strategy<Value = v1beta1::Condition> {
+    ("[A-Z][a-z]{1,8}", prop_oneof!["True", "False", "Unknown"], s(), option::of(time()), s(), s()).prop_map(
+        |(type_, status, severity, last_transition_time, reason, message)| v1beta1::Condition {
+            type_,
+            status: status.to_owned(),
+            severity,
+            last_transition_time,
+            reason,
+            message,
+        },
+    )
+}
+
+pub fn condition() -> impl Strategy<Value = MetaCondition> {
+    ("[A-Z][a-z]{1,8}", prop_oneof!["True", "False", "Unknown"], time(), s(), s(), option::of(0i64..100)).prop_map(
+        |(type_, status, last_transition_time, reason, message, observed_generation)| MetaCondition {
+            type_,
+            status: status.to_owned(),
+            last_transition_time,
+            reason,
+            message,
+            observed_generation,
+        },
+    )
+}
+
+pub fn taint() -> impl Strategy<Value = v1beta2::MachineTaint> {
+    (s(), s(), s(), s()).prop_map(|(key, value, effect, propagation)| v1beta2::MachineTaint { key, value, effect, propagation })
+}
+
+pub fn gate() -> impl Strategy<Value = v1beta2::MachineReadinessGate> {
+    (s(), s()).prop_map(|(condition_type, polarity)| v1beta2::MachineReadinessGate { condition_type, polarity })
+}
+
+pub fn versions() -> impl Strategy<Value = Vec<v1beta2::StatusVersion>> {
+    vec((s(), any::<i32>()).prop_map(|(version, replicas)| v1beta2::StatusVersion { version, replicas }), 0..3)
+}
+
+pub fn cv_ref() -> impl Strategy<Value = v1beta2::ContractVersionedObjectReference> {
+    (s(), s(), s()).prop_map(|(kind, name, api_group)| v1beta2::ContractVersionedObjectReference { kind, name, api_group })
+}
+
+prop_compose! {
+    /// Strategy.
+    pub fn v1beta2_machine_spec()(cluster_name in s(), config_ref in cv_ref(), data_secret_name in option::of(s()),
+        infrastructure_ref in cv_ref(), version in s(), provider_id in s(), failure_domain in s(),
+        min_ready_seconds in option::of(any::<i32>()), readiness_gates in vec(gate(), 0..2),
+        deletion in (option::of(any::<i32>()), option::of(any::<i32>()), option::of(any::<i32>())),
+        taints in vec(taint(), 0..2)) -> v1beta2::MachineSpec {
+        v1beta2::MachineSpec {
+            cluster_name, bootstrap: v1beta2::Bootstrap { config_ref, data_secret_name }, infrastructure_ref,
+            version, provider_id, failure_domain, min_ready_seconds, readiness_gates,
+            deletion: v1beta2::MachineDeletionSpec { node_drain_timeout_seconds: deletion.0,
+                node_volume_detach_timeout_seconds: deletion.1, node_deletion_timeout_seconds: deletion.2 },
+            taints,
+        }
+    }
+}
+
+prop_compose! {
+    /// Strategy.
+    pub fn v1beta2_status()(conditions in vec(condition(), 0..3),
+        init in (option::of(any::<bool>()), option::of(any::<bool>())),
+        node_refs in vec(obj_ref(), 0..2), counters in (option::of(any::<i32>()), option::of(any::<i32>()), option::of(any::<i32>()), option::of(any::<i32>())),
+        versions in versions(), phase in s(), observed_generation in any::<i64>(),
+        deprecated in option::of(option::of((vec(legacy_condition(), 0..2), option::of(s()), option::of(s()), any::<i32>(), any::<i32>(), any::<i32>())))) -> v1beta2::MachinePoolStatus {
+        v1beta2::MachinePoolStatus {
+            conditions,
+            initialization: v1beta2::MachinePoolInitializationStatus { infrastructure_provisioned: init.0, bootstrap_data_secret_created: init.1 },
+            node_refs, replicas: counters.0, ready_replicas: counters.1, available_replicas: counters.2, up_to_date_replicas: counters.3,
+            versions, phase, observed_generation,
+            deprecated: deprecated.map(|d| v1beta2::MachinePoolDeprecatedStatus { v1beta1: d.map(|(conditions, failure_reason, failure_message, ready_replicas, available_replicas, unavailable_replicas)|
+                v1beta2::MachinePoolV1Beta1DeprecatedStatus { conditions, failure_reason, failure_message, ready_replicas, available_replicas, unavailable_replicas }) }),
+        }
+    }
+}
+
+prop_compose! {
+    /// An arbitrary v1beta2 MachinePool.
+    pub fn v1beta2_pool()(metadata in meta(), cluster_name in s(), replicas in option::of(any::<i32>()),
+        template_meta in capi_meta(), spec in v1beta2_machine_spec(), provider_id_list in vec("[a-z:/0-9]{1,12}", 0..3),
+        failure_domains in vec(s(), 0..3), status in v1beta2_status()) -> v1beta2::MachinePool {
+        v1beta2::MachinePool {
+            metadata,
+            spec: v1beta2::MachinePoolSpec { cluster_name, replicas,
+                template: v1beta2::MachineTemplateSpec { metadata: template_meta, spec }, provider_id_list, failure_domains },
+            status,
+        }
+    }
+}
+
+pub fn duration() -> impl Strategy<Value = Duration> {
+    any::<i64>().prop_map(Duration::from_nanos)
+}
+
+prop_compose! {
+    /// Strategy.
+    pub fn v1beta1_machine_spec()(cluster_name in s(), config_ref in option::of(obj_ref()), data_secret_name in option::of(s()),
+        infrastructure_ref in obj_ref(), strs in (option::of(s()), option::of(s()), option::of(s())),
+        readiness_gates in vec(gate(), 0..2), timeouts in (option::of(duration()), option::of(duration()), option::of(duration())),
+        taints in vec(taint(), 0..2)) -> v1beta1::MachineSpec {
+        v1beta1::MachineSpec {
+            cluster_name, bootstrap: v1beta1::Bootstrap { config_ref, data_secret_name }, infrastructure_ref,
+            version: strs.0, provider_id: strs.1, failure_domain: strs.2, readiness_gates,
+            node_drain_timeout: timeouts.0, node_volume_detach_timeout: timeouts.1, node_deletion_timeout: timeouts.2, taints,
+        }
+    }
+}
+
+prop_compose! {
+    /// Strategy.
+    pub fn v1beta1_status()(node_refs in vec(obj_ref(), 0..2), counters in (any::<i32>(), any::<i32>(), any::<i32>(), any::<i32>()),
+        failure in (option::of(s()), option::of(s())), phase in s(), ready in (any::<bool>(), any::<bool>()),
+        observed_generation in any::<i64>(), conditions in vec(legacy_condition(), 0..3), versions in versions(),
+        v1beta2 in option::of((vec(condition(), 0..2), option::of(any::<i32>()), option::of(any::<i32>()), option::of(any::<i32>())))) -> v1beta1::MachinePoolStatus {
+        v1beta1::MachinePoolStatus {
+            node_refs, replicas: counters.0, ready_replicas: counters.1, available_replicas: counters.2, unavailable_replicas: counters.3,
+            failure_reason: failure.0, failure_message: failure.1, phase, bootstrap_ready: ready.0, infrastructure_ready: ready.1,
+            observed_generation, conditions, versions,
+            v1beta2: v1beta2.map(|(conditions, ready_replicas, available_replicas, up_to_date_replicas)| v1beta1::MachinePoolV1Beta2Status { conditions, ready_replicas, available_replicas, up_to_date_replicas }),
+        }
+    }
+}
+
+prop_compose! {
+    /// An arbitrary v1beta1 MachinePool.
+    pub fn v1beta1_pool()(metadata in meta(), cluster_name in s(), replicas in option::of(any::<i32>()),
+        template_meta in capi_meta(), spec in v1beta1_machine_spec(), min_ready_seconds in option::of(any::<i32>()),
+        provider_id_list in vec("[a-z:/0-9]{1,12}", 0..3), failure_domains in vec(s(), 0..3), status in v1beta1_status()) -> v1beta1::MachinePool {
+        v1beta1::MachinePool {
+            metadata,
+            spec: v1beta1::MachinePoolSpec { cluster_name, replicas, min_ready_seconds,
+                template: v1beta1::MachineTemplateSpec { metadata: template_meta, spec }, provider_id_list, failure_domains },
+            status,
+        }
+    }
+}
+

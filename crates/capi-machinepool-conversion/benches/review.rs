@@ -1,0 +1,56 @@
+//! ConversionReview throughput: conversion of 1, 100 and 10,000 v1beta1 MachinePools to
+//! v1beta2, next to the floor (parse + serialize of the same bytes as `serde_json::Value`).
+
+use std::hint::black_box;
+
+use capi_machinepool_conversion::{StaticResolver, machine_pool_converter, review};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use serde_json::{Value, json};
+
+fn machine_pool(i: usize) -> Value {
+    json!({
+        "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool",
+        "metadata": {"name": format!("mp-{i}"), "namespace": "default", "labels": {"cluster.x-k8s.io/cluster-name": "c1"}},
+        "spec": {"clusterName": "c1", "replicas": 3, "minReadySeconds": 10,
+            "providerIDList": ["aws:///us-east-1a/i-0001", "aws:///us-east-1a/i-0002", "aws:///us-east-1a/i-0003"],
+            "template": {"spec": {"clusterName": "c1", "version": "v1.33.1", "nodeDrainTimeout": "5m0s",
+                "bootstrap": {"configRef": {"apiVersion": "bootstrap.cluster.x-k8s.io/v1beta1", "kind": "KubeadmConfig", "name": format!("cfg-{i}")}},
+                "infrastructureRef": {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "AWSMachinePool", "name": format!("amp-{i}")}}}},
+        "status": {"replicas": 3, "readyReplicas": 3, "availableReplicas": 3, "phase": "Running",
+            "bootstrapReady": true, "infrastructureReady": true, "observedGeneration": 2,
+            "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+    })
+}
+
+fn review_bytes(n: usize) -> Vec<u8> {
+    let objects: Vec<Value> = (0..n).map(machine_pool).collect();
+    serde_json::to_vec(&json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+        "request": {"uid": "bench", "desiredAPIVersion": "cluster.x-k8s.io/v1beta2", "objects": objects}
+    }))
+    .unwrap_or_default()
+}
+
+fn bench(c: &mut Criterion) {
+    let resolver = StaticResolver::new();
+    let converter = machine_pool_converter(&resolver);
+    let mut group = c.benchmark_group("conversion_review");
+    group.sample_size(10);
+    for n in [1usize, 100, 10_000] {
+        let body = review_bytes(n);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::new("convert", n), &body, |b, body| {
+            b.iter(|| review::handle_json(&converter, black_box(body)));
+        });
+        group.bench_with_input(BenchmarkId::new("value_floor", n), &body, |b, body| {
+            b.iter(|| {
+                let v: Value = serde_json::from_slice(black_box(body)).unwrap_or_default();
+                serde_json::to_vec(&v).unwrap_or_default()
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

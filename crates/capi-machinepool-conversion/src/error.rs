@@ -1,0 +1,96 @@
+//! Conversion errors.
+
+use capi_contract::version::ContractVersionError;
+
+/// Why an apiVersion could not be resolved for a GroupKind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    /// No CRD (or static entry) is known for the GroupKind.
+    #[error("failed to get apiVersion for kind {kind} (group {group:?}): no CustomResourceDefinition {crd_name} is known")]
+    NotFound {
+        /// API group.
+        group: String,
+        /// Kind.
+        kind: String,
+        /// The CRD name looked for.
+        crd_name: String,
+    },
+    /// The CRD exists but its contract labels give no version.
+    #[error("failed to get apiVersion for kind {kind} (group {group:?})")]
+    Contract {
+        /// API group.
+        group: String,
+        /// Kind.
+        kind: String,
+        /// The contract label problem.
+        #[source]
+        source: ContractVersionError,
+    },
+}
+
+/// Why an object could not be converted.
+#[derive(Debug, thiserror::Error)]
+pub enum ConversionError {
+    /// The object has no string `apiVersion` or `kind`.
+    #[error("object has no {field}")]
+    MissingTypeMeta {
+        /// `apiVersion` or `kind`.
+        field: &'static str,
+    },
+    /// The object is of another kind than the converter handles.
+    #[error("cannot convert kind {found:?}: this converter handles {expected:?}")]
+    WrongKind {
+        /// The object's kind.
+        found: String,
+        /// The converter's kind.
+        expected: String,
+    },
+    /// The object's apiVersion (or the desired one) is not served by the converter.
+    #[error("unsupported apiVersion {api_version:?}: expected one of {supported:?}")]
+    UnsupportedApiVersion {
+        /// The apiVersion asked for or found.
+        api_version: String,
+        /// The apiVersions the converter knows.
+        supported: Vec<String>,
+    },
+    /// The object does not decode as its apiVersion's type.
+    #[error("failed to decode {api_version} object")]
+    Decode {
+        /// The apiVersion decoded as.
+        api_version: String,
+        /// The decode error (with the field path where serde gives one).
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A v1beta1 reference's apiVersion is not a GroupVersion.
+    #[error("failed to parse apiVersion: unexpected GroupVersion string: {0}")]
+    InvalidGroupVersion(String),
+    /// A reference's apiVersion could not be resolved.
+    #[error("failed to convert object")]
+    Resolve(#[from] ResolveError),
+    /// The conversion-data annotation does not decode as the hub type.
+    #[error("failed to read the cluster.x-k8s.io/conversion-data annotation")]
+    ConversionData(#[source] serde_json::Error),
+    /// The converted object failed to encode (never expected).
+    #[error("failed to encode the converted object")]
+    Encode(#[source] serde_json::Error),
+}
+
+/// Renders an error and its sources as one line: `outer: inner: innermost`.
+///
+/// ```
+/// use capi_machinepool_conversion::{ConversionError, error_chain};
+/// let err = ConversionError::InvalidGroupVersion("a/b/c".into());
+/// assert_eq!(error_chain(&err), "failed to parse apiVersion: unexpected GroupVersion string: a/b/c");
+/// ```
+#[must_use]
+pub fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut out = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}

@@ -1,0 +1,292 @@
+//! MachinePool v1beta1 (spoke) <-> v1beta2 (hub), field by field as upstream converts.
+//!
+//! See `docs/conversion.md` for the full field map and what is (and is not) recovered.
+
+use capi_machinepool_api::k8s_openapi::api::core::v1::ObjectReference;
+use capi_machinepool_api::{Duration, v1beta1, v1beta2};
+
+use crate::conversion_data;
+use crate::{ApiVersionResolver, ConversionError, Hub, Spoke};
+
+impl Hub for v1beta2::MachinePool {}
+
+impl Spoke<v1beta2::MachinePool> for v1beta1::MachinePool {
+    fn to_hub(self, _resolver: &dyn ApiVersionResolver) -> Result<v1beta2::MachinePool, ConversionError> {
+        to_hub(self)
+    }
+
+    fn from_hub(hub: v1beta2::MachinePool, resolver: &dyn ApiVersionResolver) -> Result<Self, ConversionError> {
+        from_hub(&hub, resolver)
+    }
+}
+
+/// Go's `ConvertToSeconds`: whole seconds truncated toward zero, capped to the int32 range.
+#[must_use]
+pub fn duration_to_seconds(duration: Option<Duration>) -> Option<i32> {
+    duration.map(|d| {
+        let secs = d.as_secs_f64().trunc();
+        if secs > f64::from(i32::MAX) {
+            i32::MAX
+        } else if secs < f64::from(i32::MIN) {
+            // Upstream overflows here (Go float->int32 is implementation defined); we clamp.
+            i32::MIN
+        } else {
+            secs as i32
+        }
+    })
+}
+
+/// Go's `ConvertFromSeconds`.
+#[must_use]
+pub fn seconds_to_duration(seconds: Option<i32>) -> Option<Duration> {
+    seconds.map(|s| Duration::from_secs(i64::from(s)))
+}
+
+/// Upstream's `Convert_bool_To_Pointer_bool` intent recovery: `true` stays `Some(true)`;
+/// `false` is `Some(false)` only when the restored hub value was `Some(false)`, else `None`.
+#[must_use]
+pub fn recover_bool(value: bool, restored: Option<Option<bool>>) -> Option<bool> {
+    if value {
+        Some(true)
+    } else if restored == Some(Some(false)) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The group of a GroupVersion string (`apps/v1` -> `apps`, `v1` -> ``).
+///
+/// # Errors
+/// When the string has more than one `/`.
+pub fn group_of_api_version(api_version: &str) -> Result<&str, ConversionError> {
+    if api_version.is_empty() || api_version == "/" {
+        return Ok("");
+    }
+    match api_version.matches('/').count() {
+        0 => Ok(""),
+        1 => Ok(api_version.split_once('/').map_or("", |(g, _)| g)),
+        _ => Err(ConversionError::InvalidGroupVersion(api_version.to_owned())),
+    }
+}
+
+fn to_contract_ref(r: &ObjectReference) -> Result<v1beta2::ContractVersionedObjectReference, ConversionError> {
+    let group = group_of_api_version(r.api_version.as_deref().unwrap_or_default())?;
+    Ok(v1beta2::ContractVersionedObjectReference {
+        kind: r.kind.clone().unwrap_or_default(),
+        name: r.name.clone().unwrap_or_default(),
+        api_group: group.to_owned(),
+    })
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+fn to_object_ref(
+    r: &v1beta2::ContractVersionedObjectReference,
+    namespace: Option<&str>,
+    resolver: &dyn ApiVersionResolver,
+) -> Result<ObjectReference, ConversionError> {
+    let api_version = resolver.api_version(&r.api_group, &r.kind)?;
+    Ok(ObjectReference {
+        api_version: non_empty(&api_version),
+        kind: non_empty(&r.kind),
+        name: non_empty(&r.name),
+        namespace: namespace.and_then(non_empty),
+        ..ObjectReference::default()
+    })
+}
+
+/// v1beta1 -> v1beta2 (spoke to hub), restoring from the conversion-data annotation.
+///
+/// # Errors
+/// A reference with an invalid apiVersion, or an undecodable conversion-data annotation.
+pub fn to_hub(src: v1beta1::MachinePool) -> Result<v1beta2::MachinePool, ConversionError> {
+    let v1beta1::MachinePool { mut metadata, spec, status } = src;
+    let restored: Option<v1beta2::MachinePool> = conversion_data::unmarshal(&mut metadata)?;
+    let machine = spec.template.spec;
+    let config_ref = machine.bootstrap.config_ref.as_ref().map(to_contract_ref).transpose()?.unwrap_or_default();
+    let infrastructure_ref = to_contract_ref(&machine.infrastructure_ref)?;
+    let template_spec = v1beta2::MachineSpec {
+        cluster_name: machine.cluster_name,
+        bootstrap: v1beta2::Bootstrap { config_ref, data_secret_name: machine.bootstrap.data_secret_name },
+        infrastructure_ref,
+        version: machine.version.unwrap_or_default(),
+        provider_id: machine.provider_id.unwrap_or_default(),
+        failure_domain: machine.failure_domain.unwrap_or_default(),
+        min_ready_seconds: spec.min_ready_seconds,
+        readiness_gates: machine.readiness_gates,
+        deletion: v1beta2::MachineDeletionSpec {
+            node_drain_timeout_seconds: duration_to_seconds(machine.node_drain_timeout),
+            node_volume_detach_timeout_seconds: duration_to_seconds(machine.node_volume_detach_timeout),
+            node_deletion_timeout_seconds: duration_to_seconds(machine.node_deletion_timeout),
+        },
+        taints: machine.taints,
+    };
+    let restored_init = restored.as_ref().map(|r| &r.status.initialization);
+    let initialization = v1beta2::MachinePoolInitializationStatus {
+        infrastructure_provisioned: recover_bool(
+            status.infrastructure_ready,
+            restored_init.map(|i| i.infrastructure_provisioned),
+        ),
+        bootstrap_data_secret_created: recover_bool(
+            status.bootstrap_ready,
+            restored_init.map(|i| i.bootstrap_data_secret_created),
+        ),
+    };
+    let v1beta2_block = status.v1beta2.unwrap_or_default();
+    let hub_status = v1beta2::MachinePoolStatus {
+        conditions: v1beta2_block.conditions,
+        initialization,
+        node_refs: status.node_refs,
+        replicas: Some(status.replicas),
+        ready_replicas: v1beta2_block.ready_replicas,
+        available_replicas: v1beta2_block.available_replicas,
+        up_to_date_replicas: v1beta2_block.up_to_date_replicas,
+        versions: status.versions,
+        phase: status.phase,
+        observed_generation: status.observed_generation,
+        deprecated: Some(v1beta2::MachinePoolDeprecatedStatus {
+            v1beta1: Some(v1beta2::MachinePoolV1Beta1DeprecatedStatus {
+                conditions: status.conditions,
+                failure_reason: status.failure_reason,
+                failure_message: status.failure_message,
+                ready_replicas: status.ready_replicas,
+                available_replicas: status.available_replicas,
+                unavailable_replicas: status.unavailable_replicas,
+            }),
+        }),
+    };
+    Ok(v1beta2::MachinePool {
+        metadata,
+        spec: v1beta2::MachinePoolSpec {
+            cluster_name: spec.cluster_name,
+            replicas: spec.replicas,
+            template: v1beta2::MachineTemplateSpec { metadata: spec.template.metadata, spec: template_spec },
+            provider_id_list: spec.provider_id_list,
+            failure_domains: spec.failure_domains,
+        },
+        status: hub_status,
+    })
+}
+
+/// v1beta2 -> v1beta1 (hub to spoke); the hub is stored in the conversion-data annotation.
+///
+/// # Errors
+/// When a defined reference's apiVersion cannot be resolved.
+pub fn from_hub(hub: &v1beta2::MachinePool, resolver: &dyn ApiVersionResolver) -> Result<v1beta1::MachinePool, ConversionError> {
+    let namespace = hub.metadata.namespace.as_deref();
+    let machine = &hub.spec.template.spec;
+    let bootstrap = &machine.bootstrap;
+    let config_ref = if bootstrap.config_ref.is_defined() {
+        Some(to_object_ref(&bootstrap.config_ref, namespace, resolver)?)
+    } else {
+        None
+    };
+    let infrastructure_ref = if machine.infrastructure_ref.is_defined() {
+        to_object_ref(&machine.infrastructure_ref, namespace, resolver)?
+    } else {
+        ObjectReference::default()
+    };
+    let status = &hub.status;
+    let legacy = status.deprecated.as_ref().and_then(|d| d.v1beta1.clone()).unwrap_or_default();
+    let has_v1beta2 = !status.conditions.is_empty()
+        || status.ready_replicas.is_some()
+        || status.available_replicas.is_some()
+        || status.up_to_date_replicas.is_some();
+    let mut spoke = v1beta1::MachinePool {
+        metadata: hub.metadata.clone(),
+        spec: v1beta1::MachinePoolSpec {
+            cluster_name: hub.spec.cluster_name.clone(),
+            replicas: hub.spec.replicas,
+            template: v1beta1::MachineTemplateSpec {
+                metadata: hub.spec.template.metadata.clone(),
+                spec: v1beta1::MachineSpec {
+                    cluster_name: machine.cluster_name.clone(),
+                    bootstrap: v1beta1::Bootstrap { config_ref, data_secret_name: bootstrap.data_secret_name.clone() },
+                    infrastructure_ref,
+                    version: non_empty(&machine.version),
+                    provider_id: non_empty(&machine.provider_id),
+                    failure_domain: non_empty(&machine.failure_domain),
+                    readiness_gates: machine.readiness_gates.clone(),
+                    node_drain_timeout: seconds_to_duration(machine.deletion.node_drain_timeout_seconds),
+                    node_volume_detach_timeout: seconds_to_duration(machine.deletion.node_volume_detach_timeout_seconds),
+                    node_deletion_timeout: seconds_to_duration(machine.deletion.node_deletion_timeout_seconds),
+                    taints: machine.taints.clone(),
+                },
+            },
+            min_ready_seconds: machine.min_ready_seconds,
+            provider_id_list: hub.spec.provider_id_list.clone(),
+            failure_domains: hub.spec.failure_domains.clone(),
+        },
+        status: v1beta1::MachinePoolStatus {
+            node_refs: status.node_refs.clone(),
+            replicas: status.replicas.unwrap_or(0),
+            ready_replicas: legacy.ready_replicas,
+            available_replicas: legacy.available_replicas,
+            unavailable_replicas: legacy.unavailable_replicas,
+            failure_reason: legacy.failure_reason,
+            failure_message: legacy.failure_message,
+            phase: status.phase.clone(),
+            bootstrap_ready: status.initialization.bootstrap_data_secret_created.unwrap_or(false),
+            infrastructure_ready: status.initialization.infrastructure_provisioned.unwrap_or(false),
+            observed_generation: status.observed_generation,
+            conditions: legacy.conditions,
+            versions: status.versions.clone(),
+            v1beta2: has_v1beta2.then(|| v1beta1::MachinePoolV1Beta2Status {
+                conditions: status.conditions.clone(),
+                ready_replicas: status.ready_replicas,
+                available_replicas: status.available_replicas,
+                up_to_date_replicas: status.up_to_date_replicas,
+            }),
+        },
+    };
+    conversion_data::marshal(hub, &mut spoke.metadata)?;
+    Ok(spoke)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_truncate_and_cap() {
+        let d = |n: i64| Some(Duration::from_nanos(n));
+        assert_eq!(duration_to_seconds(None), None);
+        assert_eq!(duration_to_seconds(d(1_900_000_000)), Some(1));
+        assert_eq!(duration_to_seconds(d(-1_500_000_000)), Some(-1));
+        assert_eq!(duration_to_seconds(d(500_000_000)), Some(0));
+        assert_eq!(duration_to_seconds(Some(Duration::from_secs(i64::from(i32::MAX) + 10))), Some(i32::MAX));
+        assert_eq!(duration_to_seconds(Some(Duration::from_secs(i64::from(i32::MIN) - 10))), Some(i32::MIN));
+        for s in [0, 1, 59, 3600, i32::MAX] {
+            assert_eq!(duration_to_seconds(seconds_to_duration(Some(s))), Some(s));
+        }
+    }
+
+    #[test]
+    fn bool_intent_recovery_truth_table() {
+        let cases = [
+            (true, None, Some(true)),
+            (true, Some(None), Some(true)),
+            (true, Some(Some(false)), Some(true)),
+            (true, Some(Some(true)), Some(true)),
+            (false, None, None),
+            (false, Some(None), None),
+            (false, Some(Some(false)), Some(false)),
+            (false, Some(Some(true)), None),
+        ];
+        for (value, restored, want) in cases {
+            assert_eq!(recover_bool(value, restored), want, "{value} {restored:?}");
+        }
+    }
+
+    #[test]
+    fn group_version_parsing() {
+        assert_eq!(group_of_api_version("").unwrap(), "");
+        assert_eq!(group_of_api_version("/").unwrap(), "");
+        assert_eq!(group_of_api_version("v1").unwrap(), "");
+        assert_eq!(group_of_api_version("infrastructure.cluster.x-k8s.io/v1beta2").unwrap(), "infrastructure.cluster.x-k8s.io");
+        assert!(group_of_api_version("a/b/c").is_err());
+    }
+}
