@@ -181,3 +181,26 @@ mod tests {
         assert_eq!(compare_kube_aware("v99999999999999999999", "v1"), Ordering::Less);
     }
 }
+
+/// Contract and apiVersion (`group/version`) to use for a CRD (as JSON), from its labels.
+///
+/// # Errors
+/// See [`latest_contract_and_version`].
+///
+/// ```
+/// let crd = serde_json::json!({"metadata": {"name": "foomachinepools.infrastructure.example.com",
+///   "labels": {"cluster.x-k8s.io/v1beta2": "v1alpha1_v1"}}, "spec": {"group": "infrastructure.example.com"}});
+/// assert_eq!(capi_contract::version::resolve_crd(&crd, "v1beta2").unwrap(),
+///            ("v1beta2".to_owned(), "infrastructure.example.com/v1".to_owned()));
+/// ```
+pub fn resolve_crd(crd: &serde_json::Value, current: &str) -> Result<(String, String), ContractVersionError> {
+    let name = crd["metadata"]["name"].as_str().unwrap_or_default();
+    let labels: BTreeMap<String, String> = crd["metadata"]["labels"]
+        .as_object()
+        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned()))).collect())
+        .unwrap_or_default();
+    let (contract, version) = latest_contract_and_version(name, &labels, current)?;
+    let group = crd["spec"]["group"].as_str().unwrap_or_default();
+    let api_version = if group.is_empty() { version } else { format!("{group}/{version}") };
+    Ok((contract, api_version))
+}

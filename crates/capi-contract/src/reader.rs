@@ -1,0 +1,256 @@
+//! Contract-aware reads of an unstructured InfraMachinePool, for controllers.
+//!
+//! Every getter distinguishes a missing field ([`ReadError::Missing`]) from a field of the
+//! wrong type ([`ReadError::WrongType`]), so a caller can apply the contract's defaults
+//! ("missing means not provisioned") without hiding broken providers.
+//!
+//! ```
+//! use capi_contract::reader::InfraMachinePoolReader;
+//! let obj = serde_json::json!({
+//!     "spec": {"providerIDList": ["aws:///a/i-1"]},
+//!     "status": {"initialization": {"provisioned": true}, "replicas": 1}
+//! });
+//! let r = InfraMachinePoolReader::new(&obj, "v1beta2");
+//! assert_eq!(r.provisioned().unwrap(), true);
+//! assert_eq!(r.replicas().unwrap(), 1);
+//! assert_eq!(r.provider_id_list().unwrap(), ["aws:///a/i-1"]);
+//! assert!(r.infrastructure_machine_kind().unwrap_err().is_missing());
+//! ```
+
+use capi_machinepool_api::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition as MetaCondition;
+use capi_machinepool_api::v1beta1::Condition as LegacyCondition;
+use serde_json::Value;
+
+/// Why a field could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The field is absent (or null).
+    #[error("{path} is missing")]
+    Missing {
+        /// Dotted path.
+        path: String,
+    },
+    /// The field has another type, or a value out of range.
+    #[error("{path}: expected {expected}, found {found}")]
+    WrongType {
+        /// Dotted path.
+        path: String,
+        /// What the contract expects.
+        expected: &'static str,
+        /// What was found (JSON text, truncated).
+        found: String,
+    },
+}
+
+impl ReadError {
+    /// True for [`ReadError::Missing`].
+    #[must_use]
+    pub fn is_missing(&self) -> bool {
+        matches!(self, Self::Missing { .. })
+    }
+}
+
+/// Extension for the common "missing means default" contract rule.
+pub trait ReadResultExt<T> {
+    /// `Ok(default)` when the field is missing; wrong types stay errors.
+    ///
+    /// # Errors
+    /// A [`ReadError::WrongType`].
+    fn or_missing(self, default: T) -> Result<T, ReadError>;
+}
+
+impl<T> ReadResultExt<T> for Result<T, ReadError> {
+    fn or_missing(self, default: T) -> Result<T, ReadError> {
+        match self {
+            Err(ReadError::Missing { .. }) => Ok(default),
+            other => other,
+        }
+    }
+}
+
+/// The conditions of an InfraMachinePool, in the shape of its contract version.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Conditions {
+    /// v1beta2 contract: `metav1.Condition`s.
+    V1Beta2(Vec<MetaCondition>),
+    /// v1beta1 contract: Cluster API v1beta1 conditions (with severity).
+    V1Beta1(Vec<LegacyCondition>),
+}
+
+fn found(v: &Value) -> String {
+    let mut s = v.to_string();
+    if s.len() > 80 {
+        let mut cut = 80;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push('…');
+    }
+    s
+}
+
+/// Reads contract fields of one InfraMachinePool object for a contract version.
+#[derive(Debug, Clone, Copy)]
+pub struct InfraMachinePoolReader<'a> {
+    object: &'a Value,
+    contract: &'a str,
+}
+
+impl<'a> InfraMachinePoolReader<'a> {
+    /// A reader for `object` implementing contract `contract` (`v1beta2` or `v1beta1`).
+    #[must_use]
+    pub fn new(object: &'a Value, contract: &'a str) -> Self {
+        Self { object, contract }
+    }
+
+    fn get(&self, path: &[&str]) -> Result<&'a Value, ReadError> {
+        let mut v = self.object;
+        for p in path {
+            v = match v.get(*p) {
+                Some(next) if !next.is_null() => next,
+                _ => return Err(ReadError::Missing { path: path.join(".") }),
+            };
+        }
+        Ok(v)
+    }
+
+    fn wrong(path: &[&str], expected: &'static str, v: &Value) -> ReadError {
+        ReadError::WrongType { path: path.join("."), expected, found: found(v) }
+    }
+
+    fn bool_at(&self, path: &[&str]) -> Result<bool, ReadError> {
+        let v = self.get(path)?;
+        v.as_bool().ok_or_else(|| Self::wrong(path, "boolean", v))
+    }
+
+    fn string_at(&self, path: &[&str]) -> Result<String, ReadError> {
+        let v = self.get(path)?;
+        v.as_str().map(str::to_owned).ok_or_else(|| Self::wrong(path, "string", v))
+    }
+
+    /// Initialization completed: `status.initialization.provisioned` (v1beta2; falling back to
+    /// `status.ready` under the temporary v1beta1 compatibility when the former is missing) or
+    /// `status.ready` (v1beta1).
+    ///
+    /// # Errors
+    /// Missing (treat as `false`, see [`ReadResultExt::or_missing`]) or not a boolean.
+    pub fn provisioned(&self) -> Result<bool, ReadError> {
+        if self.contract == "v1beta1" {
+            return self.bool_at(&["status", "ready"]);
+        }
+        match self.bool_at(&["status", "initialization", "provisioned"]) {
+            Err(e) if e.is_missing() => self.bool_at(&["status", "ready"]).map_err(|_| e),
+            other => other,
+        }
+    }
+
+    /// `status.replicas` as int32.
+    ///
+    /// # Errors
+    /// Missing, not an integer, or outside the int32 range.
+    pub fn replicas(&self) -> Result<i32, ReadError> {
+        let path = ["status", "replicas"];
+        let v = self.get(&path)?;
+        v.as_i64().and_then(|n| i32::try_from(n).ok()).ok_or_else(|| Self::wrong(&path, "int32", v))
+    }
+
+    /// `spec.providerIDList`.
+    ///
+    /// # Errors
+    /// Missing, or not a list of strings.
+    pub fn provider_id_list(&self) -> Result<Vec<String>, ReadError> {
+        let path = ["spec", "providerIDList"];
+        let v = self.get(&path)?;
+        let items = v.as_array().ok_or_else(|| Self::wrong(&path, "list of strings", v))?;
+        items.iter().map(|i| i.as_str().map(str::to_owned).ok_or_else(|| Self::wrong(&path, "list of strings", i))).collect()
+    }
+
+    /// `status.infrastructureMachineKind` (MachinePool Machines support).
+    ///
+    /// # Errors
+    /// Missing, or not a string.
+    pub fn infrastructure_machine_kind(&self) -> Result<String, ReadError> {
+        self.string_at(&["status", "infrastructureMachineKind"])
+    }
+
+    /// `status.failureReason` (v1beta1 contract; read under the compatibility for v1beta2).
+    ///
+    /// # Errors
+    /// Missing, or not a string.
+    pub fn failure_reason(&self) -> Result<String, ReadError> {
+        self.string_at(&["status", "failureReason"])
+    }
+
+    /// `status.failureMessage`.
+    ///
+    /// # Errors
+    /// Missing, or not a string.
+    pub fn failure_message(&self) -> Result<String, ReadError> {
+        self.string_at(&["status", "failureMessage"])
+    }
+
+    /// `status.conditions` in the contract's shape. For v1beta2 a list in the deprecated
+    /// v1beta1 shape (a `severity`, or no `reason`/`message`) is returned as
+    /// [`Conditions::V1Beta1`] (temporary compatibility).
+    ///
+    /// # Errors
+    /// Missing, or not a list of conditions.
+    pub fn conditions(&self) -> Result<Conditions, ReadError> {
+        let path = ["status", "conditions"];
+        let v = self.get(&path)?;
+        let metav1_shaped = v.as_array().is_some_and(|items| {
+            items.iter().all(|c| c.get("severity").is_none() && c.get("reason").is_some() && c.get("message").is_some())
+        });
+        if self.contract != "v1beta1" && metav1_shaped {
+            if let Ok(list) = serde_json::from_value::<Vec<MetaCondition>>(v.clone()) {
+                return Ok(Conditions::V1Beta2(list));
+            }
+        }
+        serde_json::from_value::<Vec<LegacyCondition>>(v.clone())
+            .map(Conditions::V1Beta1)
+            .map_err(|_| Self::wrong(&path, "list of conditions", v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn provisioned_by_contract() {
+        let ready_only = json!({"status": {"ready": true}});
+        assert_eq!(InfraMachinePoolReader::new(&ready_only, "v1beta1").provisioned(), Ok(true));
+        assert_eq!(InfraMachinePoolReader::new(&ready_only, "v1beta2").provisioned(), Ok(true), "compat fallback");
+        let both = json!({"status": {"ready": true, "initialization": {"provisioned": false}}});
+        assert_eq!(InfraMachinePoolReader::new(&both, "v1beta2").provisioned(), Ok(false), "v1beta2 field wins");
+        let none = json!({});
+        let err = InfraMachinePoolReader::new(&none, "v1beta2").provisioned().unwrap_err();
+        assert_eq!(err, ReadError::Missing { path: "status.initialization.provisioned".into() });
+        assert_eq!(InfraMachinePoolReader::new(&none, "v1beta2").provisioned().or_missing(false), Ok(false));
+        let wrong = json!({"status": {"initialization": {"provisioned": "yes"}}});
+        assert!(matches!(InfraMachinePoolReader::new(&wrong, "v1beta2").provisioned(), Err(ReadError::WrongType { .. })));
+    }
+
+    #[test]
+    fn replicas_range_and_type() {
+        let r = |v: Value| InfraMachinePoolReader::new(&v, "v1beta2").replicas();
+        assert_eq!(r(json!({"status": {"replicas": 3}})), Ok(3));
+        assert!(matches!(r(json!({"status": {"replicas": 2147483648u64}})), Err(ReadError::WrongType { .. })));
+        assert!(matches!(r(json!({"status": {"replicas": "3"}})), Err(ReadError::WrongType { .. })));
+        assert!(r(json!({"status": {"replicas": null}})).unwrap_err().is_missing());
+    }
+
+    #[test]
+    fn provider_ids_and_conditions() {
+        let obj = json!({"spec": {"providerIDList": ["a", 1]}, "status": {"conditions": [
+            {"type": "Ready", "status": "False", "severity": "Warning", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}});
+        let r = InfraMachinePoolReader::new(&obj, "v1beta2");
+        assert!(matches!(r.provider_id_list(), Err(ReadError::WrongType { .. })));
+        assert!(matches!(r.conditions(), Ok(Conditions::V1Beta1(c)) if c[0].severity == "Warning"));
+        let obj = json!({"status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Ready", "message": "",
+            "lastTransitionTime": "2026-01-01T00:00:00Z"}]}});
+        assert!(matches!(InfraMachinePoolReader::new(&obj, "v1beta2").conditions(), Ok(Conditions::V1Beta2(c)) if c.len() == 1));
+    }
+}
