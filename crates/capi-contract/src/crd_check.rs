@@ -36,7 +36,10 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        Self { contract: "v1beta2".into(), v1beta1_compat: true }
+        Self {
+            contract: "v1beta2".into(),
+            v1beta1_compat: true,
+        }
     }
 }
 
@@ -68,7 +71,9 @@ pub fn classify(crd: &Value) -> Result<Role, String> {
     } else if kind.ends_with("MachinePool") {
         Ok(Role::Pool)
     } else {
-        Err(format!("{name}: kind {kind} is not an InfraMachinePool or InfraMachinePoolTemplate"))
+        Err(format!(
+            "{name}: kind {kind} is not an InfraMachinePool or InfraMachinePoolTemplate"
+        ))
     }
 }
 
@@ -78,14 +83,30 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub(crate) fn add(&mut self, id: &str, outcome: Outcome, subject: &str, contract: &str, path: &str, message: String, fix: &str) {
+    // Private helper: the arguments are the fields of the finding.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn add(
+        &mut self,
+        id: &str,
+        outcome: Outcome,
+        subject: &str,
+        contract: &str,
+        path: &str,
+        message: String,
+        fix: &str,
+    ) {
         let Some(rule) = rule(id) else { return };
-        self.report.push(Finding::new(rule, outcome, subject, contract, path, message).with_fix(fix));
+        self.report
+            .push(Finding::new(rule, outcome, subject, contract, path, message).with_fix(fix));
     }
 
     /// Outcome of a temporary-compatibility form: a warning, or a failure without compat.
     pub(crate) fn compat(&self) -> Outcome {
-        if self.opts.v1beta1_compat { Outcome::Warn } else { Outcome::Fail }
+        if self.opts.v1beta1_compat {
+            Outcome::Warn
+        } else {
+            Outcome::Fail
+        }
     }
 }
 
@@ -99,12 +120,19 @@ pub(crate) fn violation(rule: &Rule) -> Outcome {
 fn labels_of(crd: &Value) -> BTreeMap<String, String> {
     crd["metadata"]["labels"]
         .as_object()
-        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned()))).collect())
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 fn versions_of(crd: &Value) -> Vec<&Value> {
-    crd["spec"]["versions"].as_array().map(|v| v.iter().collect()).unwrap_or_default()
+    crd["spec"]["versions"]
+        .as_array()
+        .map(|v| v.iter().collect())
+        .unwrap_or_default()
 }
 
 /// Checks every CRD; InfraMachinePool templates are matched to their pools by kind.
@@ -115,7 +143,9 @@ pub fn check_crds(inputs: &[CrdInput], opts: &CheckOptions) -> Report {
     for input in inputs {
         match classify(&input.crd) {
             Ok(role) => classified.push((input, role)),
-            Err(reason) => report.skipped.push(format!("{} ({})", reason, input.source)),
+            Err(reason) => report
+                .skipped
+                .push(format!("{} ({})", reason, input.source)),
         }
     }
     let template_kinds: Vec<(String, String)> = classified
@@ -124,18 +154,45 @@ pub fn check_crds(inputs: &[CrdInput], opts: &CheckOptions) -> Report {
         .map(|(i, _)| (group_of(&i.crd).to_owned(), kind_of(&i.crd).to_owned()))
         .collect();
     for (input, role) in &classified {
-        let mut ctx = Ctx { opts, report: &mut report };
+        let mut ctx = Ctx {
+            opts,
+            report: &mut report,
+        };
         check_crd(&mut ctx, input, *role);
         if *role == Role::Pool {
             let name = name_of(&input.crd);
-            let wanted = (group_of(&input.crd).to_owned(), format!("{}Template", kind_of(&input.crd)));
+            let wanted = (
+                group_of(&input.crd).to_owned(),
+                format!("{}Template", kind_of(&input.crd)),
+            );
             if template_kinds.contains(&wanted) {
-                ctx.add("template-resource", Outcome::Pass, name, &opts.contract, "spec.names.kind",
-                    format!("{} is defined", wanted.1), "");
+                ctx.add(
+                    "template-resource",
+                    Outcome::Pass,
+                    name,
+                    &opts.contract,
+                    "spec.names.kind",
+                    format!("{} is defined", wanted.1),
+                    "",
+                );
             } else {
-                ctx.add("template-resource", Outcome::Warn, name, &opts.contract, "spec.names.kind",
-                    format!("no {} CRD among the inputs (needed for ClusterClass support)", wanted.1),
-                    &format!("define {}Template and {}TemplateList in group {}", kind_of(&input.crd), kind_of(&input.crd), wanted.0));
+                ctx.add(
+                    "template-resource",
+                    Outcome::Warn,
+                    name,
+                    &opts.contract,
+                    "spec.names.kind",
+                    format!(
+                        "no {} CRD among the inputs (needed for ClusterClass support)",
+                        wanted.1
+                    ),
+                    &format!(
+                        "define {}Template and {}TemplateList in group {}",
+                        kind_of(&input.crd),
+                        kind_of(&input.crd),
+                        wanted.0
+                    ),
+                );
             }
         }
     }
@@ -161,58 +218,181 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
     let (kind, group) = (kind_of(crd), group_of(crd));
     let scope = crd["spec"]["scope"].as_str().unwrap_or_default();
     if scope == "Namespaced" {
-        ctx.add("scope", Outcome::Pass, name, &contract, "spec.scope", "Namespaced".into(), "");
+        ctx.add(
+            "scope",
+            Outcome::Pass,
+            name,
+            &contract,
+            "spec.scope",
+            "Namespaced".into(),
+            "",
+        );
     } else {
-        ctx.add("scope", Outcome::Fail, name, &contract, "spec.scope", format!("scope is {scope:?}"), "set `scope: Namespaced` (kubebuilder: `+kubebuilder:resource:scope=Namespaced`)");
+        ctx.add(
+            "scope",
+            Outcome::Fail,
+            name,
+            &contract,
+            "spec.scope",
+            format!("scope is {scope:?}"),
+            "set `scope: Namespaced` (kubebuilder: `+kubebuilder:resource:scope=Namespaced`)",
+        );
     }
     let expected = crd_name(group, kind);
     if name == expected {
-        ctx.add("crd-name", Outcome::Pass, name, &contract, "metadata.name", format!("{name} = plural(lowercase({kind})).{group}"), "");
+        ctx.add(
+            "crd-name",
+            Outcome::Pass,
+            name,
+            &contract,
+            "metadata.name",
+            format!("{name} = plural(lowercase({kind})).{group}"),
+            "",
+        );
     } else {
-        ctx.add("crd-name", Outcome::Fail, name, &contract, "metadata.name", format!("CRD name is {name:?}, expected {expected:?}"), "name the plural `plural(lowercase(kind))` as upstream's CalculateCRDName does");
+        ctx.add(
+            "crd-name",
+            Outcome::Fail,
+            name,
+            &contract,
+            "metadata.name",
+            format!("CRD name is {name:?}, expected {expected:?}"),
+            "name the plural `plural(lowercase(kind))` as upstream's CalculateCRDName does",
+        );
     }
-    let list_kind = crd["spec"]["names"]["listKind"].as_str().unwrap_or_default();
+    let list_kind = crd["spec"]["names"]["listKind"]
+        .as_str()
+        .unwrap_or_default();
     if list_kind == format!("{kind}List") {
-        ctx.add("list-kind", Outcome::Pass, name, &contract, "spec.names.listKind", list_kind.to_owned(), "");
+        ctx.add(
+            "list-kind",
+            Outcome::Pass,
+            name,
+            &contract,
+            "spec.names.listKind",
+            list_kind.to_owned(),
+            "",
+        );
     } else {
-        ctx.add("list-kind", Outcome::Fail, name, &contract, "spec.names.listKind", format!("listKind is {list_kind:?}, expected \"{kind}List\""), &format!("define the list type {kind}List"));
+        ctx.add(
+            "list-kind",
+            Outcome::Fail,
+            name,
+            &contract,
+            "spec.names.listKind",
+            format!("listKind is {list_kind:?}, expected \"{kind}List\""),
+            &format!("define the list type {kind}List"),
+        );
     }
-    let categories: Vec<&str> = crd["spec"]["names"]["categories"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let categories: Vec<&str> = crd["spec"]["names"]["categories"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     if categories.contains(&"cluster-api") {
-        ctx.add("categories", Outcome::Pass, name, &contract, "spec.names.categories", "contains cluster-api".into(), "");
+        ctx.add(
+            "categories",
+            Outcome::Pass,
+            name,
+            &contract,
+            "spec.names.categories",
+            "contains cluster-api".into(),
+            "",
+        );
     } else {
-        ctx.add("categories", Outcome::Warn, name, &contract, "spec.names.categories", format!("categories {categories:?} lack cluster-api"), "add `categories=cluster-api` to the kubebuilder resource marker");
+        ctx.add(
+            "categories",
+            Outcome::Warn,
+            name,
+            &contract,
+            "spec.names.categories",
+            format!("categories {categories:?} lack cluster-api"),
+            "add `categories=cluster-api` to the kubebuilder resource marker",
+        );
     }
     if group == "infrastructure.cluster.x-k8s.io" {
-        ctx.add("api-group", Outcome::Pass, name, &contract, "spec.group", group.to_owned(), "");
+        ctx.add(
+            "api-group",
+            Outcome::Pass,
+            name,
+            &contract,
+            "spec.group",
+            group.to_owned(),
+            "",
+        );
     } else {
         ctx.add("api-group", Outcome::Info, name, &contract, "spec.group", format!("group {group:?} is not infrastructure.cluster.x-k8s.io"), "grant core controllers RBAC through a ClusterRole labelled cluster.x-k8s.io/aggregate-to-manager: \"true\"");
     }
     for v in versions_of(crd) {
         let vname = v["name"].as_str().unwrap_or_default();
-        let kube_like = crate::version::compare_kube_aware(vname, "v1alpha1") != std::cmp::Ordering::Less;
+        let kube_like =
+            crate::version::compare_kube_aware(vname, "v1alpha1") != std::cmp::Ordering::Less;
         if kube_like {
-            ctx.add("version-policy", Outcome::Pass, name, &contract, &format!("spec.versions[{vname}].name"), vname.to_owned(), "");
+            ctx.add(
+                "version-policy",
+                Outcome::Pass,
+                name,
+                &contract,
+                &format!("spec.versions[{vname}].name"),
+                vname.to_owned(),
+                "",
+            );
         } else {
-            ctx.add("version-policy", Outcome::Warn, name, &contract, &format!("spec.versions[{vname}].name"), format!("{vname:?} is not a Kubernetes API version"), "use v<N>, v<N>alpha<M> or v<N>beta<M>");
+            ctx.add(
+                "version-policy",
+                Outcome::Warn,
+                name,
+                &contract,
+                &format!("spec.versions[{vname}].name"),
+                format!("{vname:?} is not a Kubernetes API version"),
+                "use v<N>, v<N>alpha<M> or v<N>beta<M>",
+            );
         }
     }
     let mapped = check_labels(ctx, input);
     for (label_contract, version) in mapped {
-        let Some(v) = versions_of(crd).into_iter().find(|v| v["name"] == version.as_str()) else { continue };
+        let Some(v) = versions_of(crd)
+            .into_iter()
+            .find(|v| v["name"] == version.as_str())
+        else {
+            continue;
+        };
         let subject = format!("{name}@{version}");
         let schema = &v["schema"]["openAPIV3Schema"];
         check_type_meta(ctx, &subject, &label_contract, &version, schema);
         match role {
             Role::Pool => {
                 if v["subresources"]["status"].is_object() {
-                    ctx.add("status-subresource", Outcome::Pass, &subject, &label_contract, &format!("spec.versions[{version}].subresources.status"), "enabled".into(), "");
+                    ctx.add(
+                        "status-subresource",
+                        Outcome::Pass,
+                        &subject,
+                        &label_contract,
+                        &format!("spec.versions[{version}].subresources.status"),
+                        "enabled".into(),
+                        "",
+                    );
                 } else {
-                    ctx.add("status-subresource", Outcome::Warn, &subject, &label_contract, &format!("spec.versions[{version}].subresources.status"), "status subresource not enabled".into(), "add `+kubebuilder:subresource:status`");
+                    ctx.add(
+                        "status-subresource",
+                        Outcome::Warn,
+                        &subject,
+                        &label_contract,
+                        &format!("spec.versions[{version}].subresources.status"),
+                        "status subresource not enabled".into(),
+                        "add `+kubebuilder:subresource:status`",
+                    );
                 }
-                crate::pool_schema::check_pool_schema(ctx, &subject, &label_contract, &version, schema);
+                crate::pool_schema::check_pool_schema(
+                    ctx,
+                    &subject,
+                    &label_contract,
+                    &version,
+                    schema,
+                );
             }
-            Role::Template => check_template_schema(ctx, &subject, &label_contract, &version, schema),
+            Role::Template => {
+                check_template_schema(ctx, &subject, &label_contract, &version, schema)
+            }
         }
     }
 }
@@ -233,12 +413,24 @@ fn check_labels(ctx: &mut Ctx<'_>, input: &CrdInput) -> Vec<(String, String)> {
         let path = format!("metadata.labels[cluster.x-k8s.io/{label_contract}]");
         let is_compatible = compatible.contains(&label_contract.as_str());
         // The version core Cluster API resolves to for this label: the highest listed one.
-        let resolved = versions.iter().max_by(|a, b| crate::version::compare_kube_aware(a, b)).cloned().unwrap_or_default();
+        let resolved = versions
+            .iter()
+            .max_by(|a, b| crate::version::compare_kube_aware(a, b))
+            .cloned()
+            .unwrap_or_default();
         for version in versions.iter().filter(|v| !v.is_empty()) {
             let found = served.get(version.as_str()).copied();
             if found == Some(true) {
                 if is_compatible {
-                    ctx.add("contract-label-versions", Outcome::Pass, name, label_contract, &path, format!("{version} is served"), "");
+                    ctx.add(
+                        "contract-label-versions",
+                        Outcome::Pass,
+                        name,
+                        label_contract,
+                        &path,
+                        format!("{version} is served"),
+                        "",
+                    );
                     mapped.push((label_contract.clone(), version.clone()));
                 }
                 continue;
@@ -247,19 +439,50 @@ fn check_labels(ctx: &mut Ctx<'_>, input: &CrdInput) -> Vec<(String, String)> {
             let (what, outcome) = match found {
                 // Listed in the CRD spec but not served: harmless unless it is the version
                 // references resolve to.
-                Some(_) if *version != resolved => ("is not served (references resolve to the higher listed version)", Outcome::Warn),
+                Some(_) if *version != resolved => (
+                    "is not served (references resolve to the higher listed version)",
+                    Outcome::Warn,
+                ),
                 Some(_) => ("is not served, and references resolve to it", Outcome::Fail),
                 None => ("does not exist in spec.versions", Outcome::Fail),
             };
-            let outcome = if is_compatible { outcome } else { Outcome::Warn };
-            let message = format!("label maps contract {label_contract} to {version}, which {what} (CRD versions: {versions_list:?})");
-            let fix = format!("point cluster.x-k8s.io/{label_contract} at served versions of the CRD (kustomization `labels`), or remove it");
-            ctx.add("contract-label-versions", outcome, name, label_contract, &path, message, &fix);
+            let outcome = if is_compatible {
+                outcome
+            } else {
+                Outcome::Warn
+            };
+            let message = format!(
+                "label maps contract {label_contract} to {version}, which {what} (CRD versions: {versions_list:?})"
+            );
+            let fix = format!(
+                "point cluster.x-k8s.io/{label_contract} at served versions of the CRD (kustomization `labels`), or remove it"
+            );
+            ctx.add(
+                "contract-label-versions",
+                outcome,
+                name,
+                label_contract,
+                &path,
+                message,
+                &fix,
+            );
         }
     }
-    let present: Vec<&str> = compatible.iter().copied().filter(|c| labels.get(*c).is_some_and(|v| v.iter().any(|s| !s.is_empty()))).collect();
+    let present: Vec<&str> = compatible
+        .iter()
+        .copied()
+        .filter(|c| {
+            labels
+                .get(*c)
+                .is_some_and(|v| v.iter().any(|s| !s.is_empty()))
+        })
+        .collect();
     if present.is_empty() {
-        let mut message = format!("no contract label for {} (labels found: {:?})", compatible.join(" or "), labels.keys().collect::<Vec<_>>());
+        let mut message = format!(
+            "no contract label for {} (labels found: {:?})",
+            compatible.join(" or "),
+            labels.keys().collect::<Vec<_>>()
+        );
         for note in &input.notes {
             message.push_str("; ");
             message.push_str(note);
@@ -267,11 +490,27 @@ fn check_labels(ctx: &mut Ctx<'_>, input: &CrdInput) -> Vec<(String, String)> {
         ctx.add("contract-label", Outcome::Fail, name, &contract, "metadata.labels", message,
             &format!("add `cluster.x-k8s.io/{contract}: <versions>` to the CRD (kustomization `labels: - pairs:`)"));
     } else {
-        ctx.add("contract-label", Outcome::Pass, name, &contract, "metadata.labels", format!("labels for {present:?}"), "");
+        ctx.add(
+            "contract-label",
+            Outcome::Pass,
+            name,
+            &contract,
+            "metadata.labels",
+            format!("labels for {present:?}"),
+            "",
+        );
     }
     if contract == "v1beta2" && !present.is_empty() {
         if present.contains(&"v1beta2") {
-            ctx.add("deprecated-contract", Outcome::Pass, name, &contract, "metadata.labels[cluster.x-k8s.io/v1beta2]", "implements the v1beta2 contract".into(), "");
+            ctx.add(
+                "deprecated-contract",
+                Outcome::Pass,
+                name,
+                &contract,
+                "metadata.labels[cluster.x-k8s.io/v1beta2]",
+                "implements the v1beta2 contract".into(),
+                "",
+            );
         } else {
             let outcome = ctx.compat();
             ctx.add("deprecated-contract", outcome, name, &contract, "metadata.labels[cluster.x-k8s.io/v1beta2]",
@@ -282,13 +521,28 @@ fn check_labels(ctx: &mut Ctx<'_>, input: &CrdInput) -> Vec<(String, String)> {
     if mapped.is_empty() {
         // No label maps a served version: still check the served versions against the
         // requested contract, so the provider sees every schema problem at once.
-        mapped.extend(served.iter().filter(|(_, s)| **s).map(|(v, _)| (contract.clone(), (*v).to_owned())));
+        mapped.extend(
+            served
+                .iter()
+                .filter(|(_, s)| **s)
+                .map(|(v, _)| (contract.clone(), (*v).to_owned())),
+        );
     }
     mapped
 }
 
-fn check_type_meta(ctx: &mut Ctx<'_>, subject: &str, contract: &str, version: &str, schema: &Value) {
-    let expected = [("apiVersion", "string"), ("kind", "string"), ("metadata", "object")];
+fn check_type_meta(
+    ctx: &mut Ctx<'_>,
+    subject: &str,
+    contract: &str,
+    version: &str,
+    schema: &Value,
+) {
+    let expected = [
+        ("apiVersion", "string"),
+        ("kind", "string"),
+        ("metadata", "object"),
+    ];
     let wrong: Vec<String> = expected
         .iter()
         .filter(|(f, t)| field(schema, &[f]).and_then(type_of) != Some(*t))
@@ -296,22 +550,61 @@ fn check_type_meta(ctx: &mut Ctx<'_>, subject: &str, contract: &str, version: &s
         .collect();
     let path = yaml_path(version, &[]);
     if wrong.is_empty() {
-        ctx.add("type-and-object-meta", Outcome::Pass, subject, contract, &path, "apiVersion, kind, metadata".into(), "");
+        ctx.add(
+            "type-and-object-meta",
+            Outcome::Pass,
+            subject,
+            contract,
+            &path,
+            "apiVersion, kind, metadata".into(),
+            "",
+        );
     } else {
-        ctx.add("type-and-object-meta", Outcome::Fail, subject, contract, &path, format!("missing or mistyped: {}", wrong.join(", ")), "embed metav1.TypeMeta and metav1.ObjectMeta in the root type");
+        ctx.add(
+            "type-and-object-meta",
+            Outcome::Fail,
+            subject,
+            contract,
+            &path,
+            format!("missing or mistyped: {}", wrong.join(", ")),
+            "embed metav1.TypeMeta and metav1.ObjectMeta in the root type",
+        );
     }
 }
 
-fn check_template_schema(ctx: &mut Ctx<'_>, subject: &str, contract: &str, version: &str, schema: &Value) {
+fn check_template_schema(
+    ctx: &mut Ctx<'_>,
+    subject: &str,
+    contract: &str,
+    version: &str,
+    schema: &Value,
+) {
     let path = ["spec", "template", "spec"];
     let rule = rule("template-spec");
     match field(schema, &path).and_then(type_of) {
-        Some("object") => ctx.add("template-spec", Outcome::Pass, subject, contract, &yaml_path(version, &path), "object".into(), ""),
+        Some("object") => ctx.add(
+            "template-spec",
+            Outcome::Pass,
+            subject,
+            contract,
+            &yaml_path(version, &path),
+            "object".into(),
+            "",
+        ),
         other => {
             let outcome = rule.map_or(Outcome::Fail, violation);
-            ctx.add("template-spec", outcome, subject, contract, &yaml_path(version, &path),
-                format!("spec.template.spec is {}", other.map_or("missing".to_owned(), |t| format!("of type {t}"))),
-                "give the template spec.template.spec (the InfraMachinePool spec)");
+            ctx.add(
+                "template-spec",
+                outcome,
+                subject,
+                contract,
+                &yaml_path(version, &path),
+                format!(
+                    "spec.template.spec is {}",
+                    other.map_or("missing".to_owned(), |t| format!("of type {t}"))
+                ),
+                "give the template spec.template.spec (the InfraMachinePool spec)",
+            );
         }
     }
 }

@@ -56,13 +56,18 @@ pub enum LoadError {
 /// # Errors
 /// On a syntax error (the message names the line and column).
 pub fn parse_documents(path: &str, text: &str) -> Result<Vec<Document>, LoadError> {
-    let values: Vec<Value> = serde_saphyr::from_multiple(text)
-        .map_err(|e| LoadError::Syntax { path: path.to_owned(), message: e.to_string() })?;
+    let values: Vec<Value> = serde_saphyr::from_multiple(text).map_err(|e| LoadError::Syntax {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
     Ok(values
         .into_iter()
         .enumerate()
         .filter(|(_, v)| !v.is_null())
-        .map(|(i, value)| Document { source: format!("{path}#{i}"), value })
+        .map(|(i, value)| Document {
+            source: format!("{path}#{i}"),
+            value,
+        })
         .collect())
 }
 
@@ -72,8 +77,14 @@ pub fn parse_documents(path: &str, text: &str) -> Result<Vec<Document>, LoadErro
 /// When the file cannot be read or is not UTF-8.
 pub fn read_text(path: &Path) -> Result<String, LoadError> {
     let display = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io { path: display.clone(), source })?;
-    String::from_utf8(bytes).map_err(|e| LoadError::Utf8 { path: display, valid_up_to: e.utf8_error().valid_up_to() })
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+        path: display.clone(),
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|e| LoadError::Utf8 {
+        path: display,
+        valid_up_to: e.utf8_error().valid_up_to(),
+    })
 }
 
 /// Reads every document of a file.
@@ -85,15 +96,27 @@ pub fn read_documents(path: &Path) -> Result<Vec<Document>, LoadError> {
 }
 
 fn is_input_file(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     name != "kustomization.yaml"
         && name != "kustomization.yml"
-        && matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"))
+        && matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml" | "json")
+        )
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
-    let io = |source| LoadError::Io { path: dir.display().to_string(), source };
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).map_err(io)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let io = |source| LoadError::Io {
+        path: dir.display().to_string(),
+        source,
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
@@ -118,14 +141,21 @@ pub struct Kustomization {
 
 fn string_map(v: &Value) -> BTreeMap<String, String> {
     v.as_object()
-        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned()))).collect())
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 /// Parses a kustomization document.
 #[must_use]
 pub fn kustomization(doc: &Value) -> Kustomization {
-    let mut k = Kustomization { labels: string_map(&doc["commonLabels"]), ..Kustomization::default() };
+    let mut k = Kustomization {
+        labels: string_map(&doc["commonLabels"]),
+        ..Kustomization::default()
+    };
     for entry in doc["labels"].as_array().into_iter().flatten() {
         k.labels.extend(string_map(&entry["pairs"]));
     }
@@ -147,21 +177,31 @@ fn file_name(p: &str) -> &str {
 }
 
 fn apply_kustomization(dir: &Path, k: &Kustomization, input: &mut CrdInput, file: &Path) {
-    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     let listed = k.resources.is_empty() || k.resources.iter().any(|r| file_name(r) == name);
     if !listed {
-        input.notes.push("not listed in the kustomization's resources; its labels were not applied".into());
+        input.notes.push(
+            "not listed in the kustomization's resources; its labels were not applied".into(),
+        );
         return;
     }
     if !k.labels.is_empty() {
-        let labels = input.crd["metadata"]["labels"].as_object().cloned().unwrap_or_default();
+        let labels = input.crd["metadata"]["labels"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
         let mut merged = labels;
         for (key, value) in &k.labels {
             merged.insert(key.clone(), Value::String(value.clone()));
         }
         input.crd["metadata"]["labels"] = Value::Object(merged);
     }
-    let plural = input.crd["spec"]["names"]["plural"].as_str().unwrap_or("\u{0}");
+    let plural = input.crd["spec"]["names"]["plural"]
+        .as_str()
+        .unwrap_or("\u{0}");
     let missing: Vec<&str> = k
         .patches
         .iter()
@@ -185,13 +225,18 @@ pub fn load_crds(paths: &[PathBuf]) -> Result<(Vec<CrdInput>, Vec<Document>), Lo
     let mut crds = Vec::new();
     let mut others = Vec::new();
     for path in paths {
-        let meta = std::fs::metadata(path).map_err(|source| LoadError::Io { path: path.display().to_string(), source })?;
+        let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
         let (files, kustomization) = if meta.is_dir() {
             let mut files = Vec::new();
             walk(path, &mut files)?;
             let k_path = path.join("kustomization.yaml");
             let k = if k_path.exists() {
-                read_documents(&k_path)?.first().map(|d| kustomization(&d.value))
+                read_documents(&k_path)?
+                    .first()
+                    .map(|d| kustomization(&d.value))
             } else {
                 None
             };
@@ -202,7 +247,11 @@ pub fn load_crds(paths: &[PathBuf]) -> Result<(Vec<CrdInput>, Vec<Document>), Lo
         for file in files {
             for doc in read_documents(&file)? {
                 if doc.value["kind"] == "CustomResourceDefinition" {
-                    let mut input = CrdInput { source: doc.source, crd: doc.value, notes: Vec::new() };
+                    let mut input = CrdInput {
+                        source: doc.source,
+                        crd: doc.value,
+                        notes: Vec::new(),
+                    };
                     if let Some(k) = &kustomization {
                         apply_kustomization(path, k, &mut input, &file);
                     }

@@ -140,32 +140,99 @@ const EXACT: u8 = 2;
 
 /// Suffix rules in priority order: (singular suffix, plural suffix).
 const SUFFIX_RULES: &[(&str, &str)] = &[
-    ("tive", "tives"), ("eaf", "eaves"), ("oaf", "oaves"), ("afe", "aves"), ("arf", "arves"),
-    ("rfe", "rves"), ("rf", "rves"), ("lf", "lves"), ("fe", "ves"), ("ay", "ays"), ("ey", "eys"),
-    ("oy", "oys"), ("quy", "quies"), ("uy", "uys"), ("y", "ies"), ("eau", "eaux"), ("bula", "bulae"),
-    ("dula", "bulae"), ("lula", "bulae"), ("nula", "bulae"), ("vula", "bulae"), ("hedron", "hedra"),
-    ("ium", "ia"), ("seum", "seums"), ("eum", "ea"), ("oum", "oa"), ("stracum", "straca"), ("dum", "da"),
-    ("elum", "ela"), ("ilum", "ila"), ("olum", "ola"), ("ulum", "ula"), ("llum", "lla"), ("ylum", "yla"),
-    ("imum", "ima"), ("ernum", "erna"), ("gnum", "gna"), ("brum", "bra"), ("crum", "cra"), ("terum", "tera"),
-    ("serum", "sera"), ("trum", "tra"), ("antum", "anta"), ("atum", "ata"), ("entum", "enta"),
-    ("etum", "eta"), ("itum", "ita"), ("otum", "ota"), ("utum", "uta"), ("ctum", "cta"), ("ovum", "ova"),
-    ("trix", "trices"), ("iasis", "iases"), ("mesis", "meses"), ("kinesis", "kineses"), ("resis", "reses"),
-    ("gnosis", "gnoses"), ("opsis", "opses"), ("ysis", "yses"), ("ouse", "ouses"), ("lause", "lauses"),
-    ("us", "uses"), ("ch", "ches"), ("io", "ios"), ("sh", "shes"), ("ss", "sses"), ("ez", "ezzes"),
-    ("iz", "izzes"), ("tz", "tzes"), ("zz", "zzes"), ("ano", "anos"), ("lo", "los"), ("to", "tos"),
-    ("oo", "oos"), ("o", "oes"), ("x", "xes"), ("S", "Ses"),
+    ("tive", "tives"),
+    ("eaf", "eaves"),
+    ("oaf", "oaves"),
+    ("afe", "aves"),
+    ("arf", "arves"),
+    ("rfe", "rves"),
+    ("rf", "rves"),
+    ("lf", "lves"),
+    ("fe", "ves"),
+    ("ay", "ays"),
+    ("ey", "eys"),
+    ("oy", "oys"),
+    ("quy", "quies"),
+    ("uy", "uys"),
+    ("y", "ies"),
+    ("eau", "eaux"),
+    ("bula", "bulae"),
+    ("dula", "bulae"),
+    ("lula", "bulae"),
+    ("nula", "bulae"),
+    ("vula", "bulae"),
+    ("hedron", "hedra"),
+    ("ium", "ia"),
+    ("seum", "seums"),
+    ("eum", "ea"),
+    ("oum", "oa"),
+    ("stracum", "straca"),
+    ("dum", "da"),
+    ("elum", "ela"),
+    ("ilum", "ila"),
+    ("olum", "ola"),
+    ("ulum", "ula"),
+    ("llum", "lla"),
+    ("ylum", "yla"),
+    ("imum", "ima"),
+    ("ernum", "erna"),
+    ("gnum", "gna"),
+    ("brum", "bra"),
+    ("crum", "cra"),
+    ("terum", "tera"),
+    ("serum", "sera"),
+    ("trum", "tra"),
+    ("antum", "anta"),
+    ("atum", "ata"),
+    ("entum", "enta"),
+    ("etum", "eta"),
+    ("itum", "ita"),
+    ("otum", "ota"),
+    ("utum", "uta"),
+    ("ctum", "cta"),
+    ("ovum", "ova"),
+    ("trix", "trices"),
+    ("iasis", "iases"),
+    ("mesis", "meses"),
+    ("kinesis", "kineses"),
+    ("resis", "reses"),
+    ("gnosis", "gnoses"),
+    ("opsis", "opses"),
+    ("ysis", "yses"),
+    ("ouse", "ouses"),
+    ("lause", "lauses"),
+    ("us", "uses"),
+    ("ch", "ches"),
+    ("io", "ios"),
+    ("sh", "shes"),
+    ("ss", "sses"),
+    ("ez", "ezzes"),
+    ("iz", "izzes"),
+    ("tz", "tzes"),
+    ("zz", "zzes"),
+    ("ano", "anos"),
+    ("lo", "los"),
+    ("to", "tos"),
+    ("oo", "oos"),
+    ("o", "oes"),
+    ("x", "xes"),
+    ("S", "Ses"),
 ];
 
 fn is_known_plural(word: &str) -> bool {
-    DICTIONARY
-        .iter()
-        .any(|(_, plural, alt, flags)| flags & UNIDIRECTIONAL == 0 && (*plural == word || (!alt.is_empty() && *alt == word)))
+    DICTIONARY.iter().any(|(_, plural, alt, flags)| {
+        flags & UNIDIRECTIONAL == 0 && (*plural == word || (!alt.is_empty() && *alt == word))
+    })
 }
 
 /// Ordered suffix rules: for every non-exact dictionary word in reverse order, then for every
 /// suffix rule: first a no-op rule for the plural form, then singular -> plural.
 fn rules() -> impl Iterator<Item = (&'static str, &'static str)> {
-    let words = DICTIONARY.iter().rev().filter(|(.., flags)| flags & EXACT == 0).map(|(s, p, ..)| (*s, *p));
+    let words = DICTIONARY
+        .iter()
+        .rev()
+        .filter(|(.., flags)| flags & EXACT == 0)
+        .map(|(s, p, ..)| (*s, *p));
     words.chain(SUFFIX_RULES.iter().copied())
 }
 
@@ -201,7 +268,11 @@ pub fn pluralize(word: &str) -> String {
             return format!("{stem}{plural}");
         }
     }
-    if lower.ends_with('s') { word.to_owned() } else { format!("{word}s") }
+    if lower.ends_with('s') {
+        word.to_owned()
+    } else {
+        format!("{word}s")
+    }
 }
 
 /// The CRD name upstream expects for a group and kind: `plural(lowercase(kind)).group`.
@@ -223,25 +294,79 @@ mod tests {
     #[test]
     fn provider_kind_table() {
         let cases = [
-            ("machinepool", "machinepools"), ("dockermachinepool", "dockermachinepools"),
-            ("awsmanagedmachinepool", "awsmanagedmachinepools"), ("dockermachinepooltemplate", "dockermachinepooltemplates"),
-            ("kubeadmconfig", "kubeadmconfigs"), ("clusterclass", "clusterclasses"), ("fooproxy", "fooproxies"),
-            ("foolibrary", "foolibraries"), ("policy", "policies"), ("foogateway", "foogateways"), ("fookey", "fookeys"),
-            ("foobuy", "foobuys"), ("foostatus", "foostatuses"), ("foobus", "foobuses"), ("ipaddress", "ipaddresses"),
-            ("foobox", "fooboxes"), ("fooindex", "fooindices"), ("foovertex", "foovertices"), ("foomatrix", "foomatrices"),
-            ("foochurch", "foochurches"), ("foobrush", "foobrushes"), ("fooquiz", "fooquizzes"), ("foowaltz", "foowaltzes"),
-            ("foophoto", "foophotos"), ("foopiano", "foopianos"), ("fooradio", "fooradios"), ("foozoo", "foozoos"),
-            ("fooinfo", "fooinfoes"), ("foovideo", "foovideoes"), ("foohero", "fooheroes"), ("fooleaf", "fooleaves"),
-            ("foocalf", "foocalves"), ("fooknife", "fooknives"), ("foosafe", "foosaves"), ("foodwarf", "foodwarfs"),
-            ("foodatum", "foodata"), ("foomedium", "foomedia"), ("metal3data", "metal3data"), ("foometadata", "foometadata"),
-            ("foostadium", "foostadiums"), ("foocurriculum", "foocurriculums"), ("fooman", "foomen"), ("foowoman", "foowomen"),
-            ("foohuman", "foohumans"), ("fooperson", "foopeople"), ("foochild", "foochildren"), ("foomouse", "foomice"),
-            ("foohouse", "foohouses"), ("foogoose", "foogeese"), ("foofoot", "foofeet"), ("foosheep", "foosheep"),
-            ("fooseries", "fooseries"), ("fooinformation", "fooinformation"), ("foodeer", "foodeer"), ("fooaxis", "fooaxis"),
-            ("fooalias", "fooalias"), ("foosettings", "foosettings"), ("machines", "machines"), ("fooanalysis", "fooanalyses"),
-            ("foobasis", "foobases"), ("foomovie", "foomovies"), ("foocookie", "foocookies"), ("fooshoe", "fooshoes"),
-            ("footoe", "footoes"), ("foodie", "foodies"), ("ox", "oxen"), ("axis", "axes"), ("die", "dice"),
-            ("alias", "aliases"), ("use", "uses"), ("vm", "vms"), ("api", "apis"), ("id", "ids"),
+            ("machinepool", "machinepools"),
+            ("dockermachinepool", "dockermachinepools"),
+            ("awsmanagedmachinepool", "awsmanagedmachinepools"),
+            ("dockermachinepooltemplate", "dockermachinepooltemplates"),
+            ("kubeadmconfig", "kubeadmconfigs"),
+            ("clusterclass", "clusterclasses"),
+            ("fooproxy", "fooproxies"),
+            ("foolibrary", "foolibraries"),
+            ("policy", "policies"),
+            ("foogateway", "foogateways"),
+            ("fookey", "fookeys"),
+            ("foobuy", "foobuys"),
+            ("foostatus", "foostatuses"),
+            ("foobus", "foobuses"),
+            ("ipaddress", "ipaddresses"),
+            ("foobox", "fooboxes"),
+            ("fooindex", "fooindices"),
+            ("foovertex", "foovertices"),
+            ("foomatrix", "foomatrices"),
+            ("foochurch", "foochurches"),
+            ("foobrush", "foobrushes"),
+            ("fooquiz", "fooquizzes"),
+            ("foowaltz", "foowaltzes"),
+            ("foophoto", "foophotos"),
+            ("foopiano", "foopianos"),
+            ("fooradio", "fooradios"),
+            ("foozoo", "foozoos"),
+            ("fooinfo", "fooinfoes"),
+            ("foovideo", "foovideoes"),
+            ("foohero", "fooheroes"),
+            ("fooleaf", "fooleaves"),
+            ("foocalf", "foocalves"),
+            ("fooknife", "fooknives"),
+            ("foosafe", "foosaves"),
+            ("foodwarf", "foodwarfs"),
+            ("foodatum", "foodata"),
+            ("foomedium", "foomedia"),
+            ("metal3data", "metal3data"),
+            ("foometadata", "foometadata"),
+            ("foostadium", "foostadiums"),
+            ("foocurriculum", "foocurriculums"),
+            ("fooman", "foomen"),
+            ("foowoman", "foowomen"),
+            ("foohuman", "foohumans"),
+            ("fooperson", "foopeople"),
+            ("foochild", "foochildren"),
+            ("foomouse", "foomice"),
+            ("foohouse", "foohouses"),
+            ("foogoose", "foogeese"),
+            ("foofoot", "foofeet"),
+            ("foosheep", "foosheep"),
+            ("fooseries", "fooseries"),
+            ("fooinformation", "fooinformation"),
+            ("foodeer", "foodeer"),
+            ("fooaxis", "fooaxis"),
+            ("fooalias", "fooalias"),
+            ("foosettings", "foosettings"),
+            ("machines", "machines"),
+            ("fooanalysis", "fooanalyses"),
+            ("foobasis", "foobases"),
+            ("foomovie", "foomovies"),
+            ("foocookie", "foocookies"),
+            ("fooshoe", "fooshoes"),
+            ("footoe", "footoes"),
+            ("foodie", "foodies"),
+            ("ox", "oxen"),
+            ("axis", "axes"),
+            ("die", "dice"),
+            ("alias", "aliases"),
+            ("use", "uses"),
+            ("vm", "vms"),
+            ("api", "apis"),
+            ("id", "ids"),
         ];
         for (input, want) in cases {
             assert_eq!(pluralize(input), want, "{input}");

@@ -9,7 +9,18 @@ use crate::rules::rule;
 /// At most this many offending list entries are reported one by one.
 const MAX_ITEM_FINDINGS: usize = 10;
 
-fn add(report: &mut Report, id: &str, outcome: Outcome, subject: &str, contract: &str, path: &str, message: String, fix: &str) {
+// Private helper: the arguments are the fields of the finding.
+#[allow(clippy::too_many_arguments)]
+fn add(
+    report: &mut Report,
+    id: &str,
+    outcome: Outcome,
+    subject: &str,
+    contract: &str,
+    path: &str,
+    message: String,
+    fix: &str,
+) {
     if let Some(rule) = rule(id) {
         report.push(Finding::new(rule, outcome, subject, contract, path, message).with_fix(fix));
     }
@@ -27,27 +38,55 @@ fn subject_of(doc: &Document) -> String {
 
 fn is_reason(s: &str) -> bool {
     let mut chars = s.chars();
-    let Some(first) = chars.next() else { return false };
+    let Some(first) = chars.next() else {
+        return false;
+    };
     let last = s.chars().last().unwrap_or(first);
     first.is_ascii_alphabetic()
         && (last.is_ascii_alphanumeric() || last == '_')
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ',' | ':'))
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ',' | ':'))
 }
 
 /// Checks one object against `contract`; non-InfraMachinePool documents are skipped.
 pub fn check_object(doc: &Document, contract: &str, report: &mut Report) {
     let v = &doc.value;
     let kind = v["kind"].as_str().unwrap_or_default();
-    if !kind.ends_with("MachinePool") || v["apiVersion"].as_str().is_some_and(|a| a.starts_with("cluster.x-k8s.io/")) {
-        report.skipped.push(format!("{}: kind {kind:?} is not an InfraMachinePool", doc.source));
+    if !kind.ends_with("MachinePool")
+        || v["apiVersion"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("cluster.x-k8s.io/"))
+    {
+        report.skipped.push(format!(
+            "{}: kind {kind:?} is not an InfraMachinePool",
+            doc.source
+        ));
         return;
     }
     let subject = subject_of(doc);
     let meta_ok = v["apiVersion"].is_string() && v["metadata"]["name"].is_string();
     if meta_ok {
-        add(report, "type-and-object-meta", Outcome::Pass, &subject, contract, "metadata", "apiVersion, kind, metadata.name".into(), "");
+        add(
+            report,
+            "type-and-object-meta",
+            Outcome::Pass,
+            &subject,
+            contract,
+            "metadata",
+            "apiVersion, kind, metadata.name".into(),
+            "",
+        );
     } else {
-        add(report, "type-and-object-meta", Outcome::Fail, &subject, contract, "metadata", "apiVersion or metadata.name missing".into(), "set apiVersion and metadata.name");
+        add(
+            report,
+            "type-and-object-meta",
+            Outcome::Fail,
+            &subject,
+            contract,
+            "metadata",
+            "apiVersion or metadata.name missing".into(),
+            "set apiVersion and metadata.name",
+        );
     }
     provider_ids(v, &subject, contract, report);
     replicas(v, &subject, contract, report);
@@ -57,9 +96,20 @@ pub fn check_object(doc: &Document, contract: &str, report: &mut Report) {
 
 fn provider_ids(v: &Value, subject: &str, contract: &str, report: &mut Report) {
     let path = "spec.providerIDList";
-    let Some(list) = v["spec"].get("providerIDList").filter(|l| !l.is_null()) else { return };
+    let Some(list) = v["spec"].get("providerIDList").filter(|l| !l.is_null()) else {
+        return;
+    };
     let Some(items) = list.as_array() else {
-        add(report, "provider-id-list-values", Outcome::Fail, subject, contract, path, format!("not a list: {list}"), "make it a list of strings");
+        add(
+            report,
+            "provider-id-list-values",
+            Outcome::Fail,
+            subject,
+            contract,
+            path,
+            format!("not a list: {list}"),
+            "make it a list of strings",
+        );
         return;
     };
     let mut bad = 0usize;
@@ -67,39 +117,109 @@ fn provider_ids(v: &Value, subject: &str, contract: &str, report: &mut Report) {
         let problem = match item.as_str() {
             None => Some(format!("entry is not a string: {item}")),
             Some("") => Some("entry is empty".to_owned()),
-            Some(s) if s.chars().count() > 512 => Some(format!("entry has {} characters (at most 512)", s.chars().count())),
+            Some(s) if s.chars().count() > 512 => Some(format!(
+                "entry has {} characters (at most 512)",
+                s.chars().count()
+            )),
             Some(_) => None,
         };
         if let Some(problem) = problem {
             bad += 1;
             if bad <= MAX_ITEM_FINDINGS {
-                add(report, "provider-id-list-values", Outcome::Fail, subject, contract, &format!("{path}[{i}]"), problem, "report one non-empty provider ID per instance");
+                add(
+                    report,
+                    "provider-id-list-values",
+                    Outcome::Fail,
+                    subject,
+                    contract,
+                    &format!("{path}[{i}]"),
+                    problem,
+                    "report one non-empty provider ID per instance",
+                );
             }
         }
     }
     if bad > MAX_ITEM_FINDINGS {
-        add(report, "provider-id-list-values", Outcome::Fail, subject, contract, path, format!("and {} more invalid entries", bad - MAX_ITEM_FINDINGS), "");
+        add(
+            report,
+            "provider-id-list-values",
+            Outcome::Fail,
+            subject,
+            contract,
+            path,
+            format!("and {} more invalid entries", bad - MAX_ITEM_FINDINGS),
+            "",
+        );
     }
     if items.len() > 10000 {
-        add(report, "provider-id-list-values", Outcome::Fail, subject, contract, path, format!("{} entries (at most 10000)", items.len()), "");
+        add(
+            report,
+            "provider-id-list-values",
+            Outcome::Fail,
+            subject,
+            contract,
+            path,
+            format!("{} entries (at most 10000)", items.len()),
+            "",
+        );
     } else if bad == 0 {
-        add(report, "provider-id-list-values", Outcome::Pass, subject, contract, path, format!("{} valid entries", items.len()), "");
+        add(
+            report,
+            "provider-id-list-values",
+            Outcome::Pass,
+            subject,
+            contract,
+            path,
+            format!("{} valid entries", items.len()),
+            "",
+        );
     }
 }
 
 fn replicas(v: &Value, subject: &str, contract: &str, report: &mut Report) {
     let path = "status.replicas";
-    let Some(r) = v["status"].get("replicas").filter(|r| !r.is_null()) else { return };
+    let Some(r) = v["status"].get("replicas").filter(|r| !r.is_null()) else {
+        return;
+    };
     match r.as_i64() {
-        Some(n) if (0..=i64::from(i32::MAX)).contains(&n) => add(report, "replicas-values", Outcome::Pass, subject, contract, path, n.to_string(), ""),
-        _ => add(report, "replicas-values", Outcome::Fail, subject, contract, path, format!("{r} is not an int32 >= 0"), "report the observed number of instances"),
+        Some(n) if (0..=i64::from(i32::MAX)).contains(&n) => add(
+            report,
+            "replicas-values",
+            Outcome::Pass,
+            subject,
+            contract,
+            path,
+            n.to_string(),
+            "",
+        ),
+        _ => add(
+            report,
+            "replicas-values",
+            Outcome::Fail,
+            subject,
+            contract,
+            path,
+            format!("{r} is not an int32 >= 0"),
+            "report the observed number of instances",
+        ),
     }
 }
 
 fn conditions(v: &Value, subject: &str, contract: &str, report: &mut Report) {
-    let Some(list) = v["status"].get("conditions").filter(|c| !c.is_null()) else { return };
+    let Some(list) = v["status"].get("conditions").filter(|c| !c.is_null()) else {
+        return;
+    };
     let Some(items) = list.as_array() else {
-        add(report, "conditions-values", Outcome::Warn, subject, contract, "status.conditions", "not a list".into(), "");
+        add(
+            report,
+            "conditions-values",
+            Outcome::Warn,
+            subject,
+            contract,
+            "status.conditions",
+            "not a list".into(),
+            "",
+        );
         return;
     };
     let mut problems = 0;
@@ -113,42 +233,90 @@ fn conditions(v: &Value, subject: &str, contract: &str, report: &mut Report) {
             Some("True" | "False" | "Unknown") => {}
             other => issues.push(format!("status {other:?} is not True, False or Unknown")),
         }
-        if let Some(reason) = c["reason"].as_str().filter(|r| !r.is_empty()) {
-            if contract == "v1beta2" && !is_reason(reason) {
-                issues.push(format!("reason {reason:?} is not CamelCase ([A-Za-z][A-Za-z0-9_,:]*)"));
-            }
+        if let Some(reason) = c["reason"].as_str().filter(|r| !r.is_empty())
+            && contract == "v1beta2"
+            && !is_reason(reason)
+        {
+            issues.push(format!(
+                "reason {reason:?} is not CamelCase ([A-Za-z][A-Za-z0-9_,:]*)"
+            ));
         }
-        if c["message"].as_str().is_some_and(|m| m.chars().count() > 32768) {
+        if c["message"]
+            .as_str()
+            .is_some_and(|m| m.chars().count() > 32768)
+        {
             issues.push("message is longer than 32768 characters".into());
         }
-        if let Some(t) = c["lastTransitionTime"].as_str() {
-            if t.parse::<capi_machinepool_api::k8s_openapi::jiff::Timestamp>().is_err() {
-                issues.push(format!("lastTransitionTime {t:?} is not RFC 3339"));
-            }
+        if let Some(t) = c["lastTransitionTime"].as_str()
+            && t.parse::<capi_machinepool_api::k8s_openapi::jiff::Timestamp>()
+                .is_err()
+        {
+            issues.push(format!("lastTransitionTime {t:?} is not RFC 3339"));
         }
         if !issues.is_empty() {
             problems += 1;
-            add(report, "conditions-values", Outcome::Warn, subject, contract, &path, issues.join("; "), "set type, status and a CamelCase reason");
+            add(
+                report,
+                "conditions-values",
+                Outcome::Warn,
+                subject,
+                contract,
+                &path,
+                issues.join("; "),
+                "set type, status and a CamelCase reason",
+            );
         }
     }
     if problems == 0 {
-        add(report, "conditions-values", Outcome::Pass, subject, contract, "status.conditions", format!("{} well-formed conditions", items.len()), "");
+        add(
+            report,
+            "conditions-values",
+            Outcome::Pass,
+            subject,
+            contract,
+            "status.conditions",
+            format!("{} well-formed conditions", items.len()),
+            "",
+        );
     }
 }
 
 fn consistency(v: &Value, subject: &str, contract: &str, report: &mut Report) {
-    let provisioned = v["status"]["initialization"]["provisioned"].as_bool().or_else(|| v["status"]["ready"].as_bool());
-    let (Some(true), Some(replicas), Some(ids)) =
-        (provisioned, v["status"]["replicas"].as_i64(), v["spec"]["providerIDList"].as_array())
-    else {
+    let provisioned = v["status"]["initialization"]["provisioned"]
+        .as_bool()
+        .or_else(|| v["status"]["ready"].as_bool());
+    let (Some(true), Some(replicas), Some(ids)) = (
+        provisioned,
+        v["status"]["replicas"].as_i64(),
+        v["spec"]["providerIDList"].as_array(),
+    ) else {
         return;
     };
     if usize::try_from(replicas).ok() == Some(ids.len()) {
-        add(report, "replicas-consistency", Outcome::Pass, subject, contract, "status.replicas", "matches providerIDList".into(), "");
+        add(
+            report,
+            "replicas-consistency",
+            Outcome::Pass,
+            subject,
+            contract,
+            "status.replicas",
+            "matches providerIDList".into(),
+            "",
+        );
     } else {
-        add(report, "replicas-consistency", Outcome::Warn, subject, contract, "status.replicas",
-            format!("status.replicas is {replicas} but spec.providerIDList has {} entries", ids.len()),
-            "keep providerIDList and replicas in step");
+        add(
+            report,
+            "replicas-consistency",
+            Outcome::Warn,
+            subject,
+            contract,
+            "status.replicas",
+            format!(
+                "status.replicas is {replicas} but spec.providerIDList has {} entries",
+                ids.len()
+            ),
+            "keep providerIDList and replicas in step",
+        );
     }
 }
 
@@ -159,35 +327,66 @@ mod tests {
 
     fn run(value: Value) -> Report {
         let mut r = Report::default();
-        check_object(&Document { source: "t.yaml#0".into(), value }, "v1beta2", &mut r);
+        check_object(
+            &Document {
+                source: "t.yaml#0".into(),
+                value,
+            },
+            "v1beta2",
+            &mut r,
+        );
         r
     }
 
     #[test]
     fn provider_id_values() {
         let long = "x".repeat(513);
-        let r = run(json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "FooMachinePool",
-            "metadata": {"name": "a"}, "spec": {"providerIDList": ["ok", "", long, 3]}}));
-        let paths: Vec<_> = r.findings.iter().filter(|f| f.outcome == Outcome::Fail).map(|f| f.path.as_str()).collect();
-        assert_eq!(paths, ["spec.providerIDList[1]", "spec.providerIDList[2]", "spec.providerIDList[3]"]);
+        let r = run(
+            json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "FooMachinePool",
+            "metadata": {"name": "a"}, "spec": {"providerIDList": ["ok", "", long, 3]}}),
+        );
+        let paths: Vec<_> = r
+            .findings
+            .iter()
+            .filter(|f| f.outcome == Outcome::Fail)
+            .map(|f| f.path.as_str())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "spec.providerIDList[1]",
+                "spec.providerIDList[2]",
+                "spec.providerIDList[3]"
+            ]
+        );
     }
 
     #[test]
     fn huge_lists_are_bounded() {
         let ids: Vec<Value> = (0..10_001).map(|_| json!("")).collect();
-        let r = run(json!({"apiVersion": "x/v1", "kind": "FooMachinePool", "metadata": {"name": "a"}, "spec": {"providerIDList": ids}}));
+        let r = run(
+            json!({"apiVersion": "x/v1", "kind": "FooMachinePool", "metadata": {"name": "a"}, "spec": {"providerIDList": ids}}),
+        );
         assert_eq!(r.count(Outcome::Fail), MAX_ITEM_FINDINGS + 2);
     }
 
     #[test]
     fn replicas_and_conditions() {
-        let r = run(json!({"apiVersion": "x/v1", "kind": "FooMachinePool", "metadata": {"name": "a"},
+        let r = run(
+            json!({"apiVersion": "x/v1", "kind": "FooMachinePool", "metadata": {"name": "a"},
             "spec": {"providerIDList": ["a"]},
             "status": {"replicas": -1, "initialization": {"provisioned": true},
-                "conditions": [{"type": "Ready", "status": "yes", "reason": "not camel"}]}}));
-        assert_eq!(r.verdicts(""), vec![
-            ("conditions-values", Outcome::Warn), ("provider-id-list-values", Outcome::Pass),
-            ("replicas-consistency", Outcome::Warn), ("replicas-values", Outcome::Fail), ("type-and-object-meta", Outcome::Pass),
-        ]);
+                "conditions": [{"type": "Ready", "status": "yes", "reason": "not camel"}]}}),
+        );
+        assert_eq!(
+            r.verdicts(""),
+            vec![
+                ("conditions-values", Outcome::Warn),
+                ("provider-id-list-values", Outcome::Pass),
+                ("replicas-consistency", Outcome::Warn),
+                ("replicas-values", Outcome::Fail),
+                ("type-and-object-meta", Outcome::Pass),
+            ]
+        );
     }
 }

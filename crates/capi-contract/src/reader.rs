@@ -109,14 +109,22 @@ impl<'a> InfraMachinePoolReader<'a> {
         for p in path {
             v = match v.get(*p) {
                 Some(next) if !next.is_null() => next,
-                _ => return Err(ReadError::Missing { path: path.join(".") }),
+                _ => {
+                    return Err(ReadError::Missing {
+                        path: path.join("."),
+                    });
+                }
             };
         }
         Ok(v)
     }
 
     fn wrong(path: &[&str], expected: &'static str, v: &Value) -> ReadError {
-        ReadError::WrongType { path: path.join("."), expected, found: found(v) }
+        ReadError::WrongType {
+            path: path.join("."),
+            expected,
+            found: found(v),
+        }
     }
 
     fn bool_at(&self, path: &[&str]) -> Result<bool, ReadError> {
@@ -126,7 +134,9 @@ impl<'a> InfraMachinePoolReader<'a> {
 
     fn string_at(&self, path: &[&str]) -> Result<String, ReadError> {
         let v = self.get(path)?;
-        v.as_str().map(str::to_owned).ok_or_else(|| Self::wrong(path, "string", v))
+        v.as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| Self::wrong(path, "string", v))
     }
 
     /// Initialization completed: `status.initialization.provisioned` (v1beta2; falling back to
@@ -152,7 +162,9 @@ impl<'a> InfraMachinePoolReader<'a> {
     pub fn replicas(&self) -> Result<i32, ReadError> {
         let path = ["status", "replicas"];
         let v = self.get(&path)?;
-        v.as_i64().and_then(|n| i32::try_from(n).ok()).ok_or_else(|| Self::wrong(&path, "int32", v))
+        v.as_i64()
+            .and_then(|n| i32::try_from(n).ok())
+            .ok_or_else(|| Self::wrong(&path, "int32", v))
     }
 
     /// `spec.providerIDList`.
@@ -162,8 +174,17 @@ impl<'a> InfraMachinePoolReader<'a> {
     pub fn provider_id_list(&self) -> Result<Vec<String>, ReadError> {
         let path = ["spec", "providerIDList"];
         let v = self.get(&path)?;
-        let items = v.as_array().ok_or_else(|| Self::wrong(&path, "list of strings", v))?;
-        items.iter().map(|i| i.as_str().map(str::to_owned).ok_or_else(|| Self::wrong(&path, "list of strings", i))).collect()
+        let items = v
+            .as_array()
+            .ok_or_else(|| Self::wrong(&path, "list of strings", v))?;
+        items
+            .iter()
+            .map(|i| {
+                i.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| Self::wrong(&path, "list of strings", i))
+            })
+            .collect()
     }
 
     /// `status.infrastructureMachineKind` (MachinePool Machines support).
@@ -200,12 +221,17 @@ impl<'a> InfraMachinePoolReader<'a> {
         let path = ["status", "conditions"];
         let v = self.get(&path)?;
         let metav1_shaped = v.as_array().is_some_and(|items| {
-            items.iter().all(|c| c.get("severity").is_none() && c.get("reason").is_some() && c.get("message").is_some())
+            items.iter().all(|c| {
+                c.get("severity").is_none()
+                    && c.get("reason").is_some()
+                    && c.get("message").is_some()
+            })
         });
-        if self.contract != "v1beta1" && metav1_shaped {
-            if let Ok(list) = serde_json::from_value::<Vec<MetaCondition>>(v.clone()) {
-                return Ok(Conditions::V1Beta2(list));
-            }
+        if self.contract != "v1beta1"
+            && metav1_shaped
+            && let Ok(list) = serde_json::from_value::<Vec<MetaCondition>>(v.clone())
+        {
+            return Ok(Conditions::V1Beta2(list));
         }
         serde_json::from_value::<Vec<LegacyCondition>>(v.clone())
             .map(Conditions::V1Beta1)
@@ -221,25 +247,61 @@ mod tests {
     #[test]
     fn provisioned_by_contract() {
         let ready_only = json!({"status": {"ready": true}});
-        assert_eq!(InfraMachinePoolReader::new(&ready_only, "v1beta1").provisioned(), Ok(true));
-        assert_eq!(InfraMachinePoolReader::new(&ready_only, "v1beta2").provisioned(), Ok(true), "compat fallback");
+        assert_eq!(
+            InfraMachinePoolReader::new(&ready_only, "v1beta1").provisioned(),
+            Ok(true)
+        );
+        assert_eq!(
+            InfraMachinePoolReader::new(&ready_only, "v1beta2").provisioned(),
+            Ok(true),
+            "compat fallback"
+        );
         let both = json!({"status": {"ready": true, "initialization": {"provisioned": false}}});
-        assert_eq!(InfraMachinePoolReader::new(&both, "v1beta2").provisioned(), Ok(false), "v1beta2 field wins");
+        assert_eq!(
+            InfraMachinePoolReader::new(&both, "v1beta2").provisioned(),
+            Ok(false),
+            "v1beta2 field wins"
+        );
         let none = json!({});
-        let err = InfraMachinePoolReader::new(&none, "v1beta2").provisioned().unwrap_err();
-        assert_eq!(err, ReadError::Missing { path: "status.initialization.provisioned".into() });
-        assert_eq!(InfraMachinePoolReader::new(&none, "v1beta2").provisioned().or_missing(false), Ok(false));
+        let err = InfraMachinePoolReader::new(&none, "v1beta2")
+            .provisioned()
+            .unwrap_err();
+        assert_eq!(
+            err,
+            ReadError::Missing {
+                path: "status.initialization.provisioned".into()
+            }
+        );
+        assert_eq!(
+            InfraMachinePoolReader::new(&none, "v1beta2")
+                .provisioned()
+                .or_missing(false),
+            Ok(false)
+        );
         let wrong = json!({"status": {"initialization": {"provisioned": "yes"}}});
-        assert!(matches!(InfraMachinePoolReader::new(&wrong, "v1beta2").provisioned(), Err(ReadError::WrongType { .. })));
+        assert!(matches!(
+            InfraMachinePoolReader::new(&wrong, "v1beta2").provisioned(),
+            Err(ReadError::WrongType { .. })
+        ));
     }
 
     #[test]
     fn replicas_range_and_type() {
         let r = |v: Value| InfraMachinePoolReader::new(&v, "v1beta2").replicas();
         assert_eq!(r(json!({"status": {"replicas": 3}})), Ok(3));
-        assert!(matches!(r(json!({"status": {"replicas": 2147483648u64}})), Err(ReadError::WrongType { .. })));
-        assert!(matches!(r(json!({"status": {"replicas": "3"}})), Err(ReadError::WrongType { .. })));
-        assert!(r(json!({"status": {"replicas": null}})).unwrap_err().is_missing());
+        assert!(matches!(
+            r(json!({"status": {"replicas": 2147483648u64}})),
+            Err(ReadError::WrongType { .. })
+        ));
+        assert!(matches!(
+            r(json!({"status": {"replicas": "3"}})),
+            Err(ReadError::WrongType { .. })
+        ));
+        assert!(
+            r(json!({"status": {"replicas": null}}))
+                .unwrap_err()
+                .is_missing()
+        );
     }
 
     #[test]
@@ -247,10 +309,15 @@ mod tests {
         let obj = json!({"spec": {"providerIDList": ["a", 1]}, "status": {"conditions": [
             {"type": "Ready", "status": "False", "severity": "Warning", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}});
         let r = InfraMachinePoolReader::new(&obj, "v1beta2");
-        assert!(matches!(r.provider_id_list(), Err(ReadError::WrongType { .. })));
+        assert!(matches!(
+            r.provider_id_list(),
+            Err(ReadError::WrongType { .. })
+        ));
         assert!(matches!(r.conditions(), Ok(Conditions::V1Beta1(c)) if c[0].severity == "Warning"));
         let obj = json!({"status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Ready", "message": "",
             "lastTransitionTime": "2026-01-01T00:00:00Z"}]}});
-        assert!(matches!(InfraMachinePoolReader::new(&obj, "v1beta2").conditions(), Ok(Conditions::V1Beta2(c)) if c.len() == 1));
+        assert!(
+            matches!(InfraMachinePoolReader::new(&obj, "v1beta2").conditions(), Ok(Conditions::V1Beta2(c)) if c.len() == 1)
+        );
     }
 }

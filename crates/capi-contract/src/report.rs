@@ -59,7 +59,14 @@ pub struct Finding {
 impl Finding {
     /// A finding for `rule` (its level and link filled in).
     #[must_use]
-    pub fn new(rule: &'static Rule, outcome: Outcome, subject: &str, contract: &str, path: &str, message: String) -> Self {
+    pub fn new(
+        rule: &'static Rule,
+        outcome: Outcome,
+        subject: &str,
+        contract: &str,
+        path: &str,
+        message: String,
+    ) -> Self {
         Self {
             rule: rule.id,
             level: rule.level,
@@ -105,7 +112,10 @@ impl Report {
     /// Number of findings with the outcome.
     #[must_use]
     pub fn count(&self, outcome: Outcome) -> usize {
-        self.findings.iter().filter(|f| f.outcome == outcome).count()
+        self.findings
+            .iter()
+            .filter(|f| f.outcome == outcome)
+            .count()
     }
 
     /// Distinct `(rule, outcome)` pairs for a subject prefix, sorted: a compact verdict.

@@ -6,7 +6,8 @@ use serde_json::Value;
 /// following `properties`.
 #[must_use]
 pub fn field<'a>(schema: &'a Value, path: &[&str]) -> Option<&'a Value> {
-    path.iter().try_fold(schema, |s, name| s.get("properties")?.get(*name))
+    path.iter()
+        .try_fold(schema, |s, name| s.get("properties")?.get(*name))
 }
 
 /// YAML path of a field inside a CRD version's schema, for findings.

@@ -23,7 +23,9 @@ pub fn compatible_contracts(current: &str) -> Vec<&str> {
 
 fn parse_kube_version(v: &str) -> Option<(u8, u64, u64)> {
     let rest = v.strip_prefix('v')?;
-    let digits_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let digits_end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     if digits_end == 0 {
         return None;
     }
@@ -116,7 +118,9 @@ pub fn latest_contract_and_version(
     }
     let contracts = compatible_contracts(current);
     for contract in &contracts {
-        let Some(value) = labels.get(&format!("{CONTRACT_LABEL_PREFIX}{contract}")) else { continue };
+        let Some(value) = labels.get(&format!("{CONTRACT_LABEL_PREFIX}{contract}")) else {
+            continue;
+        };
         if value.is_empty() {
             continue;
         }
@@ -141,45 +145,12 @@ pub fn contract_labels(labels: &BTreeMap<String, String>) -> BTreeMap<String, Ve
             let contract = k.strip_prefix(CONTRACT_LABEL_PREFIX)?;
             // Only `cluster.x-k8s.io/v...` labels are contract labels (not e.g. `cluster.x-k8s.io/provider`).
             parse_kube_version(contract)?;
-            Some((contract.to_owned(), label_versions(v).into_iter().map(str::to_owned).collect()))
+            Some((
+                contract.to_owned(),
+                label_versions(v).into_iter().map(str::to_owned).collect(),
+            ))
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(k, v)| (format!("{CONTRACT_LABEL_PREFIX}{k}"), (*v).to_owned())).collect()
-    }
-
-    #[test]
-    fn kube_aware_order() {
-        let mut v = vec!["v10", "v1", "v11beta2", "v1beta2", "v1beta1", "v2alpha1", "v1alpha1", "foo", "bar", "v2"];
-        v.sort_by(|a, b| compare_kube_aware(a, b));
-        assert_eq!(v, ["foo", "bar", "v1alpha1", "v2alpha1", "v1beta1", "v1beta2", "v11beta2", "v1", "v2", "v10"]);
-    }
-
-    #[test]
-    fn upstream_vectors() {
-        let l = labels(&[("v1beta1", "v1alpha1_v1alpha2")]);
-        assert_eq!(latest_contract_and_version("x", &l, "v1beta2").unwrap(), ("v1beta1".into(), "v1alpha2".into()));
-        let l = labels(&[("v1beta2", "v1alpha3_v1alpha4")]);
-        assert_eq!(latest_contract_and_version("x", &l, "v1beta2").unwrap(), ("v1beta2".into(), "v1alpha4".into()));
-        let l = labels(&[("v1beta1", "v1alpha1"), ("v1beta2", "v1alpha4")]);
-        assert_eq!(latest_contract_and_version("x", &l, "v1beta2").unwrap(), ("v1beta2".into(), "v1alpha4".into()));
-        assert!(latest_contract_and_version("x", &BTreeMap::new(), "v1beta2").is_err());
-        let l = labels(&[("v1beta2", "v1alpha4")]);
-        assert!(latest_contract_and_version("x", &l, "v1beta1").is_err(), "a lone newer label is not compatible");
-        let l = labels(&[("v1beta2", "")]);
-        assert!(latest_contract_and_version("x", &l, "v1beta2").is_err(), "empty label is skipped");
-    }
-
-    #[test]
-    fn overflowing_numbers_are_not_kube_like() {
-        assert_eq!(compare_kube_aware("v99999999999999999999", "v1"), Ordering::Less);
-    }
 }
 
 /// Contract and apiVersion (`group/version`) to use for a CRD (as JSON), from its labels.
@@ -193,14 +164,91 @@ mod tests {
 /// assert_eq!(capi_contract::version::resolve_crd(&crd, "v1beta2").unwrap(),
 ///            ("v1beta2".to_owned(), "infrastructure.example.com/v1".to_owned()));
 /// ```
-pub fn resolve_crd(crd: &serde_json::Value, current: &str) -> Result<(String, String), ContractVersionError> {
+pub fn resolve_crd(
+    crd: &serde_json::Value,
+    current: &str,
+) -> Result<(String, String), ContractVersionError> {
     let name = crd["metadata"]["name"].as_str().unwrap_or_default();
     let labels: BTreeMap<String, String> = crd["metadata"]["labels"]
         .as_object()
-        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned()))).collect())
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                .collect()
+        })
         .unwrap_or_default();
     let (contract, version) = latest_contract_and_version(name, &labels, current)?;
     let group = crd["spec"]["group"].as_str().unwrap_or_default();
-    let api_version = if group.is_empty() { version } else { format!("{group}/{version}") };
+    let api_version = if group.is_empty() {
+        version
+    } else {
+        format!("{group}/{version}")
+    };
     Ok((contract, api_version))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (format!("{CONTRACT_LABEL_PREFIX}{k}"), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn kube_aware_order() {
+        let mut v = vec![
+            "v10", "v1", "v11beta2", "v1beta2", "v1beta1", "v2alpha1", "v1alpha1", "foo", "bar",
+            "v2",
+        ];
+        v.sort_by(|a, b| compare_kube_aware(a, b));
+        assert_eq!(
+            v,
+            [
+                "foo", "bar", "v1alpha1", "v2alpha1", "v1beta1", "v1beta2", "v11beta2", "v1", "v2",
+                "v10"
+            ]
+        );
+    }
+
+    #[test]
+    fn upstream_vectors() {
+        let l = labels(&[("v1beta1", "v1alpha1_v1alpha2")]);
+        assert_eq!(
+            latest_contract_and_version("x", &l, "v1beta2").unwrap(),
+            ("v1beta1".into(), "v1alpha2".into())
+        );
+        let l = labels(&[("v1beta2", "v1alpha3_v1alpha4")]);
+        assert_eq!(
+            latest_contract_and_version("x", &l, "v1beta2").unwrap(),
+            ("v1beta2".into(), "v1alpha4".into())
+        );
+        let l = labels(&[("v1beta1", "v1alpha1"), ("v1beta2", "v1alpha4")]);
+        assert_eq!(
+            latest_contract_and_version("x", &l, "v1beta2").unwrap(),
+            ("v1beta2".into(), "v1alpha4".into())
+        );
+        assert!(latest_contract_and_version("x", &BTreeMap::new(), "v1beta2").is_err());
+        let l = labels(&[("v1beta2", "v1alpha4")]);
+        assert!(
+            latest_contract_and_version("x", &l, "v1beta1").is_err(),
+            "a lone newer label is not compatible"
+        );
+        let l = labels(&[("v1beta2", "")]);
+        assert!(
+            latest_contract_and_version("x", &l, "v1beta2").is_err(),
+            "empty label is skipped"
+        );
+    }
+
+    #[test]
+    fn overflowing_numbers_are_not_kube_like() {
+        assert_eq!(
+            compare_kube_aware("v99999999999999999999", "v1"),
+            Ordering::Less
+        );
+    }
 }

@@ -1,14 +1,17 @@
 //! Verdicts on the real provider CRDs of the corpus, worked out from the contract text
 //! (see docs/contract.md for the reasoning behind each verdict).
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::path::PathBuf;
 
+use Outcome::{Fail, Info, Warn};
 use capi_contract::load::load_crds;
 use capi_contract::{CheckOptions, Outcome, Report, check_crds};
-use Outcome::{Fail, Info, Warn};
 
 fn provider(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus/providers").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/corpus/providers")
+        .join(name)
 }
 
 fn check(name: &str, opts: &CheckOptions) -> Report {
@@ -36,7 +39,10 @@ fn passes(report: &Report, crd: &str) -> Vec<&'static str> {
     let mut v: Vec<_> = report
         .findings
         .iter()
-        .filter(|f| (f.subject == crd || f.subject.starts_with(&format!("{crd}@"))) && f.outcome == Outcome::Pass)
+        .filter(|f| {
+            (f.subject == crd || f.subject.starts_with(&format!("{crd}@")))
+                && f.outcome == Outcome::Pass
+        })
         .map(|f| f.rule)
         .filter(|r| !bad.iter().any(|(b, _)| b == r))
         .collect();
@@ -57,64 +63,126 @@ fn assert_crds(report: &Report, expected: &[(&str, &[(&str, Outcome)])]) {
 #[test]
 fn capi_dev_devmachinepool() {
     let r = check("capi-dev", &CheckOptions::default());
-    assert_crds(&r, &[
-        ("devmachinepools", &[
-            // kustomization maps contract v1beta1 to a CRD version v1beta1 that does not exist.
-            ("contract-label-versions", Fail),
-            // v1beta2 schema reports initialization through the deprecated status.ready.
-            ("initialization-provisioned", Warn),
-            ("provider-id-list-validation", Warn),
-        ]),
-        ("devmachinepooltemplates", &[("contract-label-versions", Fail)]),
-    ]);
+    assert_crds(
+        &r,
+        &[
+            (
+                "devmachinepools",
+                &[
+                    // kustomization maps contract v1beta1 to a CRD version v1beta1 that does not exist.
+                    ("contract-label-versions", Fail),
+                    // v1beta2 schema reports initialization through the deprecated status.ready.
+                    ("initialization-provisioned", Warn),
+                    ("provider-id-list-validation", Warn),
+                ],
+            ),
+            (
+                "devmachinepooltemplates",
+                &[("contract-label-versions", Fail)],
+            ),
+        ],
+    );
     assert!(r.has_failures());
     assert_eq!(
         passes(&r, &format!("devmachinepools{SUFFIX}")),
-        ["api-group", "categories", "conditions", "contract-label", "crd-name", "deprecated-contract", "instances",
-         "list-kind", "machine-pool-machines", "provider-id", "provider-id-list", "replicas", "scope", "status-subresource",
-         "template-resource", "type-and-object-meta", "version-policy"]
+        [
+            "api-group",
+            "categories",
+            "conditions",
+            "contract-label",
+            "crd-name",
+            "deprecated-contract",
+            "instances",
+            "list-kind",
+            "machine-pool-machines",
+            "provider-id",
+            "provider-id-list",
+            "replicas",
+            "scope",
+            "status-subresource",
+            "template-resource",
+            "type-and-object-meta",
+            "version-policy"
+        ]
     );
 }
 
 #[test]
 fn capi_dev_without_v1beta1_compat_fails_initialization() {
-    let opts = CheckOptions { v1beta1_compat: false, ..CheckOptions::default() };
+    let opts = CheckOptions {
+        v1beta1_compat: false,
+        ..CheckOptions::default()
+    };
     let r = check("capi-dev", &opts);
-    assert!(issues(&r, &format!("devmachinepools{SUFFIX}")).contains(&("initialization-provisioned", Fail)));
+    assert!(
+        issues(&r, &format!("devmachinepools{SUFFIX}"))
+            .contains(&("initialization-provisioned", Fail))
+    );
 }
 
 #[test]
 fn capi_dev_against_the_v1beta1_contract() {
-    let opts = CheckOptions { contract: "v1beta1".into(), ..CheckOptions::default() };
+    let opts = CheckOptions {
+        contract: "v1beta1".into(),
+        ..CheckOptions::default()
+    };
     let r = check("capi-dev", &opts);
     // Only the v1beta1 label counts, and it names a missing version; the served versions are
     // then checked with the v1beta1 rules, where status.ready is the contract field.
-    assert_crds(&r, &[("devmachinepools", &[("contract-label-versions", Fail), ("provider-id-list-validation", Warn)])]);
+    assert_crds(
+        &r,
+        &[(
+            "devmachinepools",
+            &[
+                ("contract-label-versions", Fail),
+                ("provider-id-list-validation", Warn),
+            ],
+        )],
+    );
     assert!(passes(&r, &format!("devmachinepools{SUFFIX}")).contains(&"ready"));
 }
 
 #[test]
 fn aws() {
     let r = check("capi-provider-aws", &CheckOptions::default());
-    assert_crds(&r, &[
-        ("awsmachinepools", &[
-            // v1alpha3/v1alpha4 labels name versions that no longer exist (stale, warning);
-            // v1beta1 is listed but not served (references resolve to v1beta2, warning).
-            ("contract-label-versions", Warn),
-            ("deprecated-contract", Warn),
-            ("provider-id-list-validation", Warn),
-            ("template-resource", Warn),
-        ]),
-        ("awsmanagedmachinepools", &[
-            ("contract-label-versions", Warn), ("deprecated-contract", Warn), ("machine-pool-machines", Info),
-            ("provider-id-list-validation", Warn), ("template-resource", Warn),
-        ]),
-        // ROSAMachinePool has no v1beta1 version at all: the v1beta1 label is wrong.
-        ("rosamachinepools", &[
-            ("contract-label-versions", Fail), ("contract-label-versions", Warn), ("deprecated-contract", Warn),
-            ("machine-pool-machines", Info), ("provider-id-list-validation", Warn), ("template-resource", Warn),
-        ]),
-    ]);
+    assert_crds(
+        &r,
+        &[
+            (
+                "awsmachinepools",
+                &[
+                    // v1alpha3/v1alpha4 labels name versions that no longer exist (stale, warning);
+                    // v1beta1 is listed but not served (references resolve to v1beta2, warning).
+                    ("contract-label-versions", Warn),
+                    ("deprecated-contract", Warn),
+                    ("provider-id-list-validation", Warn),
+                    ("template-resource", Warn),
+                ],
+            ),
+            (
+                "awsmanagedmachinepools",
+                &[
+                    ("contract-label-versions", Warn),
+                    ("deprecated-contract", Warn),
+                    ("machine-pool-machines", Info),
+                    ("provider-id-list-validation", Warn),
+                    ("template-resource", Warn),
+                ],
+            ),
+            // ROSAMachinePool has no v1beta1 version at all: the v1beta1 label is wrong.
+            (
+                "rosamachinepools",
+                &[
+                    ("contract-label-versions", Fail),
+                    ("contract-label-versions", Warn),
+                    ("deprecated-contract", Warn),
+                    ("machine-pool-machines", Info),
+                    ("provider-id-list-validation", Warn),
+                    ("template-resource", Warn),
+                ],
+            ),
+        ],
+    );
     // Under the v1beta1 contract the AWS pools use status.ready and legacy conditions: both pass.
     assert!(passes(&r, &format!("awsmachinepools{SUFFIX}")).contains(&"ready"));
 }
@@ -125,65 +193,177 @@ fn azure() {
     // The contract labels come from kustomize patches that are not in the corpus, so no CRD
     // carries a label: a MUST failure each, with the missing patches named in the message.
     let pool = format!("azuremachinepools{SUFFIX}");
-    let label = r.findings.iter().find(|f| f.subject == pool && f.rule == "contract-label").unwrap();
-    assert!(label.message.contains("patches/capicontract_in_azuremachinepools.yaml"), "{}", label.message);
-    assert_crds(&r, &[
-        ("azuremachinepools", &[
-            ("conditions", Warn), ("contract-label", Fail), ("initialization-provisioned", Warn),
-            ("provider-id-list-validation", Warn), ("template-resource", Warn), ("terminal-failures", Info),
-        ]),
-        ("azuremanagedmachinepools", &[
-            ("conditions", Warn), ("contract-label", Fail), ("initialization-provisioned", Warn),
-            ("machine-pool-machines", Info), ("provider-id-list-validation", Warn),
-        ]),
-        ("azureasomanagedmachinepools", &[
-            ("categories", Warn), ("conditions", Warn), ("contract-label", Fail), ("initialization-provisioned", Warn),
-            ("machine-pool-machines", Info), ("provider-id-list-validation", Warn),
-        ]),
-        ("azuremanagedmachinepooltemplates", &[("contract-label", Fail)]),
-        ("azureasomanagedmachinepooltemplates", &[("categories", Warn), ("contract-label", Fail)]),
-    ]);
+    let label = r
+        .findings
+        .iter()
+        .find(|f| f.subject == pool && f.rule == "contract-label")
+        .unwrap();
+    assert!(
+        label
+            .message
+            .contains("patches/capicontract_in_azuremachinepools.yaml"),
+        "{}",
+        label.message
+    );
+    assert_crds(
+        &r,
+        &[
+            (
+                "azuremachinepools",
+                &[
+                    ("conditions", Warn),
+                    ("contract-label", Fail),
+                    ("initialization-provisioned", Warn),
+                    ("provider-id-list-validation", Warn),
+                    ("template-resource", Warn),
+                    ("terminal-failures", Info),
+                ],
+            ),
+            (
+                "azuremanagedmachinepools",
+                &[
+                    ("conditions", Warn),
+                    ("contract-label", Fail),
+                    ("initialization-provisioned", Warn),
+                    ("machine-pool-machines", Info),
+                    ("provider-id-list-validation", Warn),
+                ],
+            ),
+            (
+                "azureasomanagedmachinepools",
+                &[
+                    ("categories", Warn),
+                    ("conditions", Warn),
+                    ("contract-label", Fail),
+                    ("initialization-provisioned", Warn),
+                    ("machine-pool-machines", Info),
+                    ("provider-id-list-validation", Warn),
+                ],
+            ),
+            (
+                "azuremanagedmachinepooltemplates",
+                &[("contract-label", Fail)],
+            ),
+            (
+                "azureasomanagedmachinepooltemplates",
+                &[("categories", Warn), ("contract-label", Fail)],
+            ),
+        ],
+    );
     // AzureMachinePoolMachine is an InfraMachine for MachinePool Machines, not a pool.
-    assert!(r.skipped.iter().any(|s| s.starts_with("azuremachinepoolmachines")));
+    assert!(
+        r.skipped
+            .iter()
+            .any(|s| s.starts_with("azuremachinepoolmachines"))
+    );
 }
 
 #[test]
 fn gcp() {
     let r = check("capi-provider-gcp", &CheckOptions::default());
-    assert_crds(&r, &[
-        ("gcpmachinepools", &[("deprecated-contract", Warn), ("machine-pool-machines", Info), ("provider-id-list-validation", Warn), ("template-resource", Warn)]),
-        ("gcpmanagedmachinepools", &[("deprecated-contract", Warn), ("provider-id-list-validation", Warn)]),
-        ("gcpmanagedmachinepooltemplates", &[("deprecated-contract", Warn)]),
-    ]);
+    assert_crds(
+        &r,
+        &[
+            (
+                "gcpmachinepools",
+                &[
+                    ("deprecated-contract", Warn),
+                    ("machine-pool-machines", Info),
+                    ("provider-id-list-validation", Warn),
+                    ("template-resource", Warn),
+                ],
+            ),
+            (
+                "gcpmanagedmachinepools",
+                &[
+                    ("deprecated-contract", Warn),
+                    ("provider-id-list-validation", Warn),
+                ],
+            ),
+            (
+                "gcpmanagedmachinepooltemplates",
+                &[("deprecated-contract", Warn)],
+            ),
+        ],
+    );
     assert!(!r.has_failures());
-    let strict = check("capi-provider-gcp", &CheckOptions { v1beta1_compat: false, ..CheckOptions::default() });
-    assert!(issues(&strict, &format!("gcpmachinepools{SUFFIX}")).contains(&("deprecated-contract", Fail)));
+    let strict = check(
+        "capi-provider-gcp",
+        &CheckOptions {
+            v1beta1_compat: false,
+            ..CheckOptions::default()
+        },
+    );
+    assert!(
+        issues(&strict, &format!("gcpmachinepools{SUFFIX}"))
+            .contains(&("deprecated-contract", Fail))
+    );
 }
 
 #[test]
 fn oci() {
     let r = check("capi-provider-oci", &CheckOptions::default());
-    assert_crds(&r, &[
-        ("ocimachinepools", &[("categories", Warn), ("deprecated-contract", Warn), ("provider-id-list-validation", Warn), ("template-resource", Warn)]),
-        ("ocimanagedmachinepools", &[("categories", Warn), ("deprecated-contract", Warn), ("provider-id-list-validation", Warn)]),
-        ("ocimanagedmachinepooltemplates", &[("deprecated-contract", Warn)]),
-        ("ocivirtualmachinepools", &[("categories", Warn), ("deprecated-contract", Warn), ("provider-id-list-validation", Warn), ("template-resource", Warn)]),
-    ]);
+    assert_crds(
+        &r,
+        &[
+            (
+                "ocimachinepools",
+                &[
+                    ("categories", Warn),
+                    ("deprecated-contract", Warn),
+                    ("provider-id-list-validation", Warn),
+                    ("template-resource", Warn),
+                ],
+            ),
+            (
+                "ocimanagedmachinepools",
+                &[
+                    ("categories", Warn),
+                    ("deprecated-contract", Warn),
+                    ("provider-id-list-validation", Warn),
+                ],
+            ),
+            (
+                "ocimanagedmachinepooltemplates",
+                &[("deprecated-contract", Warn)],
+            ),
+            (
+                "ocivirtualmachinepools",
+                &[
+                    ("categories", Warn),
+                    ("deprecated-contract", Warn),
+                    ("provider-id-list-validation", Warn),
+                    ("template-resource", Warn),
+                ],
+            ),
+        ],
+    );
     assert!(!r.has_failures());
 }
 
 #[test]
 fn scaleway_implements_the_v1beta2_contract() {
     let r = check("capi-provider-scaleway", &CheckOptions::default());
-    assert_crds(&r, &[(
-        "scalewaymanagedmachinepools",
-        &[
-            // v1alpha1 (mapped to the v1beta1 contract) predates conditions and list validation.
-            ("conditions", Warn), ("machine-pool-machines", Info), ("provider-id-list-validation", Warn), ("template-resource", Warn),
-        ],
-    )]);
+    assert_crds(
+        &r,
+        &[(
+            "scalewaymanagedmachinepools",
+            &[
+                // v1alpha1 (mapped to the v1beta1 contract) predates conditions and list validation.
+                ("conditions", Warn),
+                ("machine-pool-machines", Info),
+                ("provider-id-list-validation", Warn),
+                ("template-resource", Warn),
+            ],
+        )],
+    );
     let crd = format!("scalewaymanagedmachinepools{SUFFIX}");
-    let v1alpha2: Vec<_> = r.findings.iter().filter(|f| f.subject == format!("{crd}@v1alpha2")).map(|f| (f.rule, f.outcome)).collect();
+    let v1alpha2: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.subject == format!("{crd}@v1alpha2"))
+        .map(|f| (f.rule, f.outcome))
+        .collect();
     assert!(v1alpha2.contains(&("initialization-provisioned", Outcome::Pass)));
     assert!(v1alpha2.contains(&("provider-id-list-validation", Outcome::Pass)));
     assert!(v1alpha2.contains(&("conditions", Outcome::Pass)));

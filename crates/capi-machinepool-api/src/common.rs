@@ -67,7 +67,11 @@ pub struct StatusVersion {
 #[schemars(transform = required_machine_readiness_gate)]
 pub struct MachineReadinessGate {
     /// The condition type in the Machine's `status.conditions`.
-    #[serde(rename = "conditionType", default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        rename = "conditionType",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     #[schemars(length(min = 1, max = 316), extend("pattern" = QUALIFIED_NAME_PATTERN))]
     pub condition_type: String,
     /// `Positive` (the default when empty) or `Negative`.
@@ -103,14 +107,14 @@ pub struct Condition {
     pub type_: String,
     /// `True`, `False` or `Unknown`.
     #[serde(default)]
-        pub status: String,
+    pub status: String,
     /// Severity of a False condition (`Error`, `Warning`, `Info`), empty otherwise.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     #[schemars(length(max = 32))]
     pub severity: String,
     /// Last time the condition changed status.
     #[serde(default)]
-        pub last_transition_time: Option<Time>,
+    pub last_transition_time: Option<Time>,
     /// One-word CamelCase reason for the last transition.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     #[schemars(length(min = 1, max = 256))]

@@ -3,7 +3,9 @@
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::{Value, json};
 
-use crate::constants::{CATEGORIES, CRD_NAME, GROUP, KIND, LIST_KIND, PLURAL, SHORT_NAMES, SINGULAR};
+use crate::constants::{
+    CATEGORIES, CRD_NAME, GROUP, KIND, LIST_KIND, PLURAL, SHORT_NAMES, SINGULAR,
+};
 use crate::schema::structural_schema_for;
 use crate::{v1beta1, v1beta2};
 
@@ -25,9 +27,24 @@ fn scale_and_status() -> Value {
 
 fn common_tail_columns() -> [Value; 3] {
     [
-        column("Phase", "string", ".status.phase", "MachinePool phase (Pending, Provisioning, Running, ...)"),
-        column("Age", "date", ".metadata.creationTimestamp", "Time since creation of the MachinePool"),
-        column("Version", "string", ".spec.template.spec.version", "Kubernetes version of the machines"),
+        column(
+            "Phase",
+            "string",
+            ".status.phase",
+            "MachinePool phase (Pending, Provisioning, Running, ...)",
+        ),
+        column(
+            "Age",
+            "date",
+            ".metadata.creationTimestamp",
+            "Time since creation of the MachinePool",
+        ),
+        column(
+            "Version",
+            "string",
+            ".spec.template.spec.version",
+            "Kubernetes version of the machines",
+        ),
     ]
 }
 
@@ -42,21 +59,64 @@ pub fn machine_pool_crd_value() -> Value {
     let [phase, age, version] = common_tail_columns();
     let v1beta1_columns = vec![
         column("Cluster", "string", ".spec.clusterName", "Cluster"),
-        with_priority(column("Desired", "integer", ".spec.replicas", "Desired number of machines"), 10),
-        column("Replicas", "string", ".status.replicas", "Observed number of machines"),
+        with_priority(
+            column(
+                "Desired",
+                "integer",
+                ".spec.replicas",
+                "Desired number of machines",
+            ),
+            10,
+        ),
+        column(
+            "Replicas",
+            "string",
+            ".status.replicas",
+            "Observed number of machines",
+        ),
         phase.clone(),
         age.clone(),
         version.clone(),
     ];
     let v1beta2_columns = vec![
         column("Cluster", "string", ".spec.clusterName", "Cluster"),
-        column("Desired", "integer", ".spec.replicas", "Desired number of machines"),
-        column("Current", "integer", ".status.replicas", "Observed number of machines"),
-        column("Ready", "integer", ".status.readyReplicas", "Machines with Ready condition true"),
-        column("Available", "integer", ".status.availableReplicas", "Machines with Available condition true"),
-        column("Up-to-date", "integer", ".status.upToDateReplicas", "Machines with UpToDate condition true"),
+        column(
+            "Desired",
+            "integer",
+            ".spec.replicas",
+            "Desired number of machines",
+        ),
+        column(
+            "Current",
+            "integer",
+            ".status.replicas",
+            "Observed number of machines",
+        ),
+        column(
+            "Ready",
+            "integer",
+            ".status.readyReplicas",
+            "Machines with Ready condition true",
+        ),
+        column(
+            "Available",
+            "integer",
+            ".status.availableReplicas",
+            "Machines with Available condition true",
+        ),
+        column(
+            "Up-to-date",
+            "integer",
+            ".status.upToDateReplicas",
+            "Machines with UpToDate condition true",
+        ),
         with_priority(
-            column("Paused", "string", ".status.conditions[?(@.type==\"Paused\")].status", "Reconciliation paused"),
+            column(
+                "Paused",
+                "string",
+                ".status.conditions[?(@.type==\"Paused\")].status",
+                "Reconciliation paused",
+            ),
             10,
         ),
         phase,

@@ -68,7 +68,10 @@ impl Duration {
 }
 
 fn invalid(reason: &'static str, input: &str) -> ParseDurationError {
-    ParseDurationError { reason, input: input.to_owned() }
+    ParseDurationError {
+        reason,
+        input: input.to_owned(),
+    }
 }
 
 /// Consumes leading decimal digits; `None` on overflow of 2^63.
@@ -169,11 +172,14 @@ impl FromStr for Duration {
             if !pre && !post {
                 return Err(invalid("invalid duration", orig));
             }
-            let unit_len = s.find(|c: char| c == '.' || c.is_ascii_digit()).unwrap_or(s.len());
+            let unit_len = s
+                .find(|c: char| c == '.' || c.is_ascii_digit())
+                .unwrap_or(s.len());
             if unit_len == 0 {
                 return Err(invalid("missing unit in duration", orig));
             }
-            let unit = unit_nanos(&s[..unit_len]).ok_or_else(|| invalid("unknown unit in duration", orig))?;
+            let unit = unit_nanos(&s[..unit_len])
+                .ok_or_else(|| invalid("unknown unit in duration", orig))?;
             s = &s[unit_len..];
             if v > LIMIT / unit {
                 return Err(invalid("invalid duration", orig));
@@ -312,7 +318,19 @@ mod tests {
         for (text, nanos) in ok {
             assert_eq!(text.parse::<Duration>(), Ok(Duration(nanos)), "{text}");
         }
-        for bad in ["", "3", "-", "s", ".", ".s", "+.s", "1d", "1.5x", "9223372036854775808ns", "3000000h"] {
+        for bad in [
+            "",
+            "3",
+            "-",
+            "s",
+            ".",
+            ".s",
+            "+.s",
+            "1d",
+            "1.5x",
+            "9223372036854775808ns",
+            "3000000h",
+        ] {
             assert!(bad.parse::<Duration>().is_err(), "{bad:?} must be rejected");
         }
     }

@@ -72,7 +72,10 @@ impl MachinePoolPhase {
     /// Parses a wire string; anything unrecognised is `Unknown`.
     #[must_use]
     pub fn parse(phase: &str) -> Self {
-        Self::ALL.into_iter().find(|p| p.as_str() == phase).unwrap_or(Self::Unknown)
+        Self::ALL
+            .into_iter()
+            .find(|p| p.as_str() == phase)
+            .unwrap_or(Self::Unknown)
     }
 }
 

@@ -36,7 +36,11 @@ pub fn make_structural(value: &mut Value) {
     }
     collapse_nullable_any_of(map);
     if let Some(Value::Array(types)) = map.get("type") {
-        let non_null: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
+        let non_null: Vec<Value> = types
+            .iter()
+            .filter(|t| t.as_str() != Some("null"))
+            .cloned()
+            .collect();
         if non_null.len() == 1 {
             map.insert("type".into(), non_null[0].clone());
         } else {
@@ -65,17 +69,29 @@ pub fn make_structural(value: &mut Value) {
 
 /// `{"anyOf": [X, {"type": "null"}], ...siblings}` becomes `X` merged with the siblings.
 fn collapse_nullable_any_of(map: &mut Map<String, Value>) {
-    let Some(Value::Array(any_of)) = map.get("anyOf") else { return };
+    let Some(Value::Array(any_of)) = map.get("anyOf") else {
+        return;
+    };
     let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
     let non_null: Vec<&Value> = any_of.iter().filter(|v| !is_null(v)).collect();
     if non_null.len() != 1 || non_null.len() == any_of.len() {
         return;
     }
-    let Value::Object(inner) = non_null[0].clone() else { return };
+    let Value::Object(inner) = non_null[0].clone() else {
+        return;
+    };
     map.remove("anyOf");
     for (key, value) in inner {
         map.entry(key).or_insert(value);
     }
+}
+
+/// Sets the `required` list of an object schema: schemars leaves out fields that have a serde
+/// default, but controller-gen lists every `+required` field.
+pub(crate) fn require(schema: &mut schemars::Schema, fields: &[&str]) {
+    let mut fields: Vec<&str> = fields.to_vec();
+    fields.sort_unstable();
+    schema.insert("required".into(), serde_json::json!(fields));
 }
 
 #[cfg(test)]
@@ -91,7 +107,10 @@ mod tests {
             "default": null
         });
         make_structural(&mut v);
-        assert_eq!(v, json!({"type": "object", "description": "d", "properties": {"a": {"type": "string"}}}));
+        assert_eq!(
+            v,
+            json!({"type": "object", "description": "d", "properties": {"a": {"type": "string"}}})
+        );
     }
 
     #[test]
@@ -100,12 +119,4 @@ mod tests {
         make_structural(&mut v);
         assert_eq!(v["properties"].as_object().map(|m| m.len()), Some(2));
     }
-}
-
-/// Sets the `required` list of an object schema: schemars leaves out fields that have a serde
-/// default, but controller-gen lists every `+required` field.
-pub(crate) fn require(schema: &mut schemars::Schema, fields: &[&str]) {
-    let mut fields: Vec<&str> = fields.to_vec();
-    fields.sort_unstable();
-    schema.insert("required".into(), serde_json::json!(fields));
 }

@@ -18,64 +18,127 @@ pub fn s() -> impl Strategy<Value = String> {
 }
 
 pub fn time() -> impl Strategy<Value = Time> {
-    (0i64..4_000_000_000).prop_map(|secs| Time(Timestamp::from_second(secs).unwrap_or(Timestamp::UNIX_EPOCH)))
+    (0i64..4_000_000_000)
+        .prop_map(|secs| Time(Timestamp::from_second(secs).unwrap_or(Timestamp::UNIX_EPOCH)))
 }
 
 pub fn meta() -> impl Strategy<Value = kube_core::ObjectMeta> {
-    (option::of("[a-z]{1,8}"), option::of("[a-z]{1,8}"), option::of(btree_map("[a-z]{1,5}", s(), 0..3)))
-        .prop_map(|(name, namespace, labels)| kube_core::ObjectMeta { name, namespace, labels, ..Default::default() })
+    (
+        option::of("[a-z]{1,8}"),
+        option::of("[a-z]{1,8}"),
+        option::of(btree_map("[a-z]{1,5}", s(), 0..3)),
+    )
+        .prop_map(|(name, namespace, labels)| kube_core::ObjectMeta {
+            name,
+            namespace,
+            labels,
+            ..Default::default()
+        })
 }
 
 pub fn capi_meta() -> impl Strategy<Value = v1beta2::ObjectMeta> {
-    (btree_map("[a-z]{1,5}", s(), 0..3), btree_map("[a-z]{1,5}", s(), 0..3))
-        .prop_map(|(labels, annotations)| v1beta2::ObjectMeta { labels, annotations })
+    (
+        btree_map("[a-z]{1,5}", s(), 0..3),
+        btree_map("[a-z]{1,5}", s(), 0..3),
+    )
+        .prop_map(|(labels, annotations)| v1beta2::ObjectMeta {
+            labels,
+            annotations,
+        })
 }
 
 pub fn obj_ref() -> impl Strategy<Value = ObjectReference> {
-    (option::of("[a-z]{1,8}"), option::of("[A-Z][a-z]{1,8}"), option::of("[a-z./0-9]{1,12}"), option::of("[a-z]{1,8}"))
-        .prop_map(|(name, kind, api_version, namespace)| ObjectReference { name, kind, api_version, namespace, ..Default::default() })
+    (
+        option::of("[a-z]{1,8}"),
+        option::of("[A-Z][a-z]{1,8}"),
+        option::of("[a-z./0-9]{1,12}"),
+        option::of("[a-z]{1,8}"),
+    )
+        .prop_map(|(name, kind, api_version, namespace)| ObjectReference {
+            name,
+            kind,
+            api_version,
+            namespace,
+            ..Default::default()
+        })
 }
 
 pub fn legacy_condition() -> impl Strategy<Value = v1beta1::Condition> {
-    ("[A-Z][a-z]{1,8}", prop_oneof!["True", "False", "Unknown"], s(), option::of(time()), s(), s()).prop_map(
-        |(type_, status, severity, last_transition_time, reason, message)| v1beta1::Condition {
-            type_,
-            status: status.to_owned(),
-            severity,
-            last_transition_time,
-            reason,
-            message,
-        },
+    (
+        "[A-Z][a-z]{1,8}",
+        prop_oneof!["True", "False", "Unknown"],
+        s(),
+        option::of(time()),
+        s(),
+        s(),
     )
+        .prop_map(
+            |(type_, status, severity, last_transition_time, reason, message)| v1beta1::Condition {
+                type_,
+                status: status.to_owned(),
+                severity,
+                last_transition_time,
+                reason,
+                message,
+            },
+        )
 }
 
 pub fn condition() -> impl Strategy<Value = MetaCondition> {
-    ("[A-Z][a-z]{1,8}", prop_oneof!["True", "False", "Unknown"], time(), s(), s(), option::of(0i64..100)).prop_map(
-        |(type_, status, last_transition_time, reason, message, observed_generation)| MetaCondition {
-            type_,
-            status: status.to_owned(),
-            last_transition_time,
-            reason,
-            message,
-            observed_generation,
-        },
+    (
+        "[A-Z][a-z]{1,8}",
+        prop_oneof!["True", "False", "Unknown"],
+        time(),
+        s(),
+        s(),
+        option::of(0i64..100),
     )
+        .prop_map(
+            |(type_, status, last_transition_time, reason, message, observed_generation)| {
+                MetaCondition {
+                    type_,
+                    status: status.to_owned(),
+                    last_transition_time,
+                    reason,
+                    message,
+                    observed_generation,
+                }
+            },
+        )
 }
 
 pub fn taint() -> impl Strategy<Value = v1beta2::MachineTaint> {
-    (s(), s(), s(), s()).prop_map(|(key, value, effect, propagation)| v1beta2::MachineTaint { key, value, effect, propagation })
+    (s(), s(), s(), s()).prop_map(|(key, value, effect, propagation)| v1beta2::MachineTaint {
+        key,
+        value,
+        effect,
+        propagation,
+    })
 }
 
 pub fn gate() -> impl Strategy<Value = v1beta2::MachineReadinessGate> {
-    (s(), s()).prop_map(|(condition_type, polarity)| v1beta2::MachineReadinessGate { condition_type, polarity })
+    (s(), s()).prop_map(|(condition_type, polarity)| v1beta2::MachineReadinessGate {
+        condition_type,
+        polarity,
+    })
 }
 
 pub fn versions() -> impl Strategy<Value = Vec<v1beta2::StatusVersion>> {
-    vec((s(), any::<i32>()).prop_map(|(version, replicas)| v1beta2::StatusVersion { version, replicas }), 0..3)
+    vec(
+        (s(), any::<i32>())
+            .prop_map(|(version, replicas)| v1beta2::StatusVersion { version, replicas }),
+        0..3,
+    )
 }
 
 pub fn cv_ref() -> impl Strategy<Value = v1beta2::ContractVersionedObjectReference> {
-    (s(), s(), s()).prop_map(|(kind, name, api_group)| v1beta2::ContractVersionedObjectReference { kind, name, api_group })
+    (s(), s(), s()).prop_map(
+        |(kind, name, api_group)| v1beta2::ContractVersionedObjectReference {
+            kind,
+            name,
+            api_group,
+        },
+    )
 }
 
 prop_compose! {
@@ -173,4 +236,3 @@ prop_compose! {
         }
     }
 }
-

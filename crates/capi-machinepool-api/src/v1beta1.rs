@@ -11,7 +11,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use crate::common::{Condition, MachineReadinessGate, MachineTaint, ObjectMeta, StatusVersion};
-use crate::common::{metav1_conditions_schema, node_refs_schema, object_reference_schema, phase_schema};
+use crate::common::{
+    metav1_conditions_schema, node_refs_schema, object_reference_schema, phase_schema,
+};
 use crate::duration::Duration;
 use crate::omit::is_zero;
 
@@ -40,12 +42,16 @@ pub struct MachinePoolSpec {
     pub replicas: Option<i32>,
     /// Template of the machines (always emitted).
     #[serde(default)]
-        pub template: MachineTemplateSpec,
+    pub template: MachineTemplateSpec,
     /// Seconds a new machine must be ready before it is considered available.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_ready_seconds: Option<i32>,
     /// Provider IDs of the machine instances.
-    #[serde(rename = "providerIDList", default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        rename = "providerIDList",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
     #[schemars(length(max = 10000), inner(length(min = 1, max = 512)))]
     pub provider_id_list: Vec<String>,
     /// Failure domains the pool should be attached to.
@@ -76,7 +82,7 @@ pub struct MachineSpec {
     pub cluster_name: String,
     /// Bootstrap configuration (always emitted).
     #[serde(default)]
-        pub bootstrap: Bootstrap,
+    pub bootstrap: Bootstrap,
     /// Reference to the infrastructure object (always emitted, `{}` when empty).
     #[serde(default)]
     #[schemars(schema_with = "object_reference_schema")]
@@ -86,7 +92,11 @@ pub struct MachineSpec {
     #[schemars(length(min = 1, max = 256))]
     pub version: Option<String>,
     /// Provider ID.
-    #[serde(rename = "providerID", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "providerID",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schemars(length(min = 1, max = 512))]
     pub provider_id: Option<String>,
     /// Failure domain.
@@ -218,7 +228,10 @@ pub struct MachinePoolList {
 }
 
 crate::resource::machine_pool_resource!(
-    MachinePool, MachinePoolList, MachinePoolSpec, MachinePoolStatus,
+    MachinePool,
+    MachinePoolList,
+    MachinePoolSpec,
+    MachinePoolStatus,
     version = crate::constants::V1BETA1,
     api_version = crate::constants::API_VERSION_V1BETA1,
     omit_zero_spec_status = false,

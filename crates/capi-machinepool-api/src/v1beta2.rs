@@ -14,7 +14,8 @@ pub use crate::common::{Condition, MachineReadinessGate, MachineTaint, ObjectMet
 use crate::common::{metav1_conditions_schema, node_refs_schema, phase_schema};
 use crate::omit::is_zero;
 
-const DNS_SUBDOMAIN_PATTERN: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+const DNS_SUBDOMAIN_PATTERN: &str =
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
 
 /// A v1beta2 MachinePool.
 ///
@@ -55,9 +56,13 @@ pub struct MachinePoolSpec {
     pub replicas: Option<i32>,
     /// Template of the machines of the pool.
     #[serde(default, skip_serializing_if = "is_zero")]
-        pub template: MachineTemplateSpec,
+    pub template: MachineTemplateSpec,
     /// Provider IDs of the machine instances, as seen on the Node objects.
-    #[serde(rename = "providerIDList", default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        rename = "providerIDList",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
     #[schemars(length(max = 10000), inner(length(min = 1, max = 512)))]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     pub provider_id_list: Vec<String>,
@@ -78,7 +83,7 @@ pub struct MachineTemplateSpec {
     pub metadata: ObjectMeta,
     /// Specification of the machines.
     #[serde(default, skip_serializing_if = "is_zero")]
-        pub spec: MachineSpec,
+    pub spec: MachineSpec,
 }
 
 /// Specification of the machines of a v1beta2 MachinePool.
@@ -92,16 +97,20 @@ pub struct MachineSpec {
     pub cluster_name: String,
     /// Bootstrap configuration reference or data secret.
     #[serde(default, skip_serializing_if = "is_zero")]
-        pub bootstrap: Bootstrap,
+    pub bootstrap: Bootstrap,
     /// Reference to the provider-specific infrastructure object (the InfraMachinePool).
     #[serde(default, skip_serializing_if = "is_zero")]
-        pub infrastructure_ref: ContractVersionedObjectReference,
+    pub infrastructure_ref: ContractVersionedObjectReference,
     /// Kubernetes version of the machines (e.g. `v1.33.1`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     #[schemars(length(min = 1, max = 256))]
     pub version: String,
     /// Provider ID (informational for pools).
-    #[serde(rename = "providerID", default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        rename = "providerID",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     #[schemars(length(min = 1, max = 512))]
     pub provider_id: String,
     /// Failure domain of the machines.
@@ -303,7 +312,10 @@ pub struct MachinePoolList {
 }
 
 crate::resource::machine_pool_resource!(
-    MachinePool, MachinePoolList, MachinePoolSpec, MachinePoolStatus,
+    MachinePool,
+    MachinePoolList,
+    MachinePoolSpec,
+    MachinePoolStatus,
     version = crate::constants::V1BETA2,
     api_version = crate::constants::API_VERSION_V1BETA2,
     omit_zero_spec_status = true,

@@ -1,19 +1,25 @@
 //! Every MachinePool in the corpus parses, re-serializes to the same JSON and validates clean;
 //! broken variants report the expected field paths.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
 
-use capi_machinepool_api::admission::{FeatureGates, FieldErrorType, default_machine_pool, validate_machine_pool};
+use capi_machinepool_api::admission::{
+    FeatureGates, FieldErrorType, default_machine_pool, validate_machine_pool,
+};
 use capi_machinepool_api::{v1beta1, v1beta2};
 use common::yaml_docs;
 use serde_json::{Value, json};
 
 fn corpus_machine_pools() -> Vec<Value> {
-    let mut pools: Vec<Value> = ["corpus/objects/machine-pool.yaml", "corpus/templates/mp.yaml"]
-        .iter()
-        .flat_map(|f| yaml_docs(f))
-        .filter(|d| d["kind"] == "MachinePool")
-        .collect();
+    let mut pools: Vec<Value> = [
+        "corpus/objects/machine-pool.yaml",
+        "corpus/templates/mp.yaml",
+    ]
+    .iter()
+    .flat_map(|f| yaml_docs(f))
+    .filter(|d| d["kind"] == "MachinePool")
+    .collect();
     // The clusterctl template has an unsubstituted `${WORKER_MACHINE_COUNT}`; substitute the
     // way clusterctl would before it reaches the API server.
     for p in &mut pools {
@@ -40,7 +46,10 @@ fn corpus_machine_pools_validate_clean() {
         default_machine_pool(&mut mp, None).unwrap();
         let errs = validate_machine_pool(&mp, None, &FeatureGates::default());
         // The template's version is `${KUBERNETES_VERSION}`, which is not semver until substituted.
-        let errs: Vec<_> = errs.into_iter().filter(|e| !e.value.as_deref().is_some_and(|v| v.contains("${"))).collect();
+        let errs: Vec<_> = errs
+            .into_iter()
+            .filter(|e| !e.value.as_deref().is_some_and(|v| v.contains("${")))
+            .collect();
         assert!(errs.is_empty(), "{errs:?}");
     }
 }
@@ -48,7 +57,8 @@ fn corpus_machine_pools_validate_clean() {
 #[test]
 fn broken_variants_report_field_paths() {
     let base = corpus_machine_pools().remove(0);
-    let cases: Vec<(&str, Value, Vec<(FieldErrorType, &str)>)> = vec![
+    type Case = (&'static str, Value, Vec<(FieldErrorType, &'static str)>);
+    let cases: Vec<Case> = vec![
         (
             "no bootstrap",
             json!({"spec": {"template": {"spec": {"bootstrap": null}}}}),
@@ -67,7 +77,10 @@ fn broken_variants_report_field_paths() {
         (
             "taints",
             json!({"spec": {"template": {"spec": {"taints": [{"key": "k", "effect": "NoSchedule", "propagation": "Always"}]}}}}),
-            vec![(FieldErrorType::Forbidden, "spec.taints"), (FieldErrorType::Forbidden, "spec.taints")],
+            vec![
+                (FieldErrorType::Forbidden, "spec.taints"),
+                (FieldErrorType::Forbidden, "spec.taints"),
+            ],
         ),
         (
             "bad template label",
@@ -84,7 +97,10 @@ fn broken_variants_report_field_paths() {
             .into_iter()
             .map(|e| (e.type_, e.field))
             .collect();
-        let expected: Vec<_> = expected.into_iter().map(|(t, f)| (t, f.to_owned())).collect();
+        let expected: Vec<_> = expected
+            .into_iter()
+            .map(|(t, f)| (t, f.to_owned()))
+            .collect();
         assert_eq!(got, expected, "{name}");
     }
 }
@@ -116,7 +132,10 @@ fn v1beta1_value_fields_are_always_emitted() {
     });
     let mp: v1beta1::MachinePool = serde_json::from_value(doc).unwrap();
     let out = serde_json::to_value(&mp).unwrap();
-    assert_eq!(out["status"], json!({"replicas": 0, "bootstrapReady": false, "infrastructureReady": false}));
+    assert_eq!(
+        out["status"],
+        json!({"replicas": 0, "bootstrapReady": false, "infrastructureReady": false})
+    );
     assert_eq!(out["spec"]["template"]["metadata"], json!({}));
     // Go re-formats durations with time.Duration.String().
     assert_eq!(out["spec"]["template"]["spec"]["nodeDrainTimeout"], "1m30s");
@@ -129,22 +148,39 @@ fn v1beta2_pointers_distinguish_zero_from_unset() {
     mp.status.replicas = Some(0);
     mp.status.initialization.infrastructure_provisioned = Some(false);
     let out = serde_json::to_value(&mp).unwrap();
-    assert_eq!(out["status"], json!({"replicas": 0, "initialization": {"infrastructureProvisioned": false}}));
+    assert_eq!(
+        out["status"],
+        json!({"replicas": 0, "initialization": {"infrastructureProvisioned": false}})
+    );
 }
 
 #[test]
 fn wrong_api_version_or_kind_is_rejected() {
-    let err = serde_json::from_value::<v1beta2::MachinePool>(json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool"}))
-        .unwrap_err();
-    assert!(err.to_string().contains(r#"unexpected apiVersion "cluster.x-k8s.io/v1beta1""#), "{err}");
-    let err = serde_json::from_value::<v1beta1::MachinePool>(json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachineDeployment"}))
-        .unwrap_err();
-    assert!(err.to_string().contains(r#"unexpected kind "MachineDeployment""#), "{err}");
+    let err = serde_json::from_value::<v1beta2::MachinePool>(
+        json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool"}),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(r#"unexpected apiVersion "cluster.x-k8s.io/v1beta1""#),
+        "{err}"
+    );
+    let err = serde_json::from_value::<v1beta1::MachinePool>(
+        json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachineDeployment"}),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(r#"unexpected kind "MachineDeployment""#),
+        "{err}"
+    );
 }
 
 #[test]
 fn unknown_fields_do_not_fail_deserialization() {
-    let mp: v1beta2::MachinePool =
-        serde_json::from_value(json!({"spec": {"clusterName": "c", "futureField": 1}, "extra": true})).unwrap();
+    let mp: v1beta2::MachinePool = serde_json::from_value(
+        json!({"spec": {"clusterName": "c", "futureField": 1}, "extra": true}),
+    )
+    .unwrap();
     assert_eq!(mp.spec.cluster_name, "c");
 }

@@ -1,4 +1,5 @@
 //! proptest: arbitrary v1beta1 and v1beta2 objects survive serialize -> deserialize unchanged.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use capi_machinepool_api::strategies::{v1beta1_pool, v1beta2_pool};
 use capi_machinepool_api::{Duration, v1beta1, v1beta2};

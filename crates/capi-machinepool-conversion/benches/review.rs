@@ -1,5 +1,6 @@
 //! ConversionReview throughput: conversion of 1, 100 and 10,000 v1beta1 MachinePools to
 //! v1beta2, next to the floor (parse + serialize of the same bytes as `serde_json::Value`).
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::hint::black_box;
 

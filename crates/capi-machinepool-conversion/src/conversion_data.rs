@@ -19,12 +19,18 @@ use crate::ConversionError;
 ///
 /// # Errors
 /// When `hub` cannot be serialized.
-pub fn marshal<H: Serialize + Clone + kube_core::Resource>(hub: &H, dst_meta: &mut ObjectMeta) -> Result<(), ConversionError> {
+pub fn marshal<H: Serialize + Clone + kube_core::Resource>(
+    hub: &H,
+    dst_meta: &mut ObjectMeta,
+) -> Result<(), ConversionError> {
     let mut copy = hub.clone();
     *copy.meta_mut() = ObjectMeta::default();
     let json = serde_json::to_string(&copy).map_err(ConversionError::Encode)?;
     let data = json.replacen("\"metadata\":{},", "", 1);
-    dst_meta.annotations.get_or_insert_with(BTreeMap::new).insert(CONVERSION_DATA_ANNOTATION.to_owned(), data);
+    dst_meta
+        .annotations
+        .get_or_insert_with(BTreeMap::new)
+        .insert(CONVERSION_DATA_ANNOTATION.to_owned(), data);
     Ok(())
 }
 
@@ -33,9 +39,15 @@ pub fn marshal<H: Serialize + Clone + kube_core::Resource>(hub: &H, dst_meta: &m
 ///
 /// # Errors
 /// When the annotation does not decode as the hub type; the whole conversion then fails.
-pub fn unmarshal<H: DeserializeOwned>(src_meta: &mut ObjectMeta) -> Result<Option<H>, ConversionError> {
-    let Some(annotations) = src_meta.annotations.as_mut() else { return Ok(None) };
-    let Some(data) = annotations.get(CONVERSION_DATA_ANNOTATION) else { return Ok(None) };
+pub fn unmarshal<H: DeserializeOwned>(
+    src_meta: &mut ObjectMeta,
+) -> Result<Option<H>, ConversionError> {
+    let Some(annotations) = src_meta.annotations.as_mut() else {
+        return Ok(None);
+    };
+    let Some(data) = annotations.get(CONVERSION_DATA_ANNOTATION) else {
+        return Ok(None);
+    };
     let restored = serde_json::from_str(data).map_err(ConversionError::ConversionData)?;
     annotations.remove(CONVERSION_DATA_ANNOTATION);
     if annotations.is_empty() {

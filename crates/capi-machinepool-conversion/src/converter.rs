@@ -49,14 +49,25 @@ pub trait ObjectConverter {
 
 trait ErasedSpoke<H> {
     fn api_version(&self) -> String;
-    fn to_hub(&self, object: Value, resolver: &dyn ApiVersionResolver) -> Result<H, ConversionError>;
-    fn from_hub(&self, hub: H, resolver: &dyn ApiVersionResolver) -> Result<Value, ConversionError>;
+    fn convert_to_hub(
+        &self,
+        object: Value,
+        resolver: &dyn ApiVersionResolver,
+    ) -> Result<H, ConversionError>;
+    fn convert_from_hub(
+        &self,
+        hub: H,
+        resolver: &dyn ApiVersionResolver,
+    ) -> Result<Value, ConversionError>;
 }
 
 struct SpokeOf<S>(PhantomData<fn() -> S>);
 
 fn decode<T: DeserializeOwned>(object: Value, api_version: String) -> Result<T, ConversionError> {
-    serde_json::from_value(object).map_err(|source| ConversionError::Decode { api_version, source })
+    serde_json::from_value(object).map_err(|source| ConversionError::Decode {
+        api_version,
+        source,
+    })
 }
 
 fn encode<T: Serialize>(value: &T) -> Result<Value, ConversionError> {
@@ -68,11 +79,19 @@ impl<H: Hub, S: Spoke<H>> ErasedSpoke<H> for SpokeOf<S> {
         S::api_version(&()).into_owned()
     }
 
-    fn to_hub(&self, object: Value, resolver: &dyn ApiVersionResolver) -> Result<H, ConversionError> {
+    fn convert_to_hub(
+        &self,
+        object: Value,
+        resolver: &dyn ApiVersionResolver,
+    ) -> Result<H, ConversionError> {
         decode::<S>(object, self.api_version())?.to_hub(resolver)
     }
 
-    fn from_hub(&self, hub: H, resolver: &dyn ApiVersionResolver) -> Result<Value, ConversionError> {
+    fn convert_from_hub(
+        &self,
+        hub: H,
+        resolver: &dyn ApiVersionResolver,
+    ) -> Result<Value, ConversionError> {
         encode(&S::from_hub(hub, resolver)?)
     }
 }
@@ -95,7 +114,10 @@ impl<'r, H: Hub + 'r> HubSpokeConverter<'r, H> {
     /// A converter with no spoke yet; `resolver` is handed to every spoke conversion.
     #[must_use]
     pub fn new(resolver: &'r dyn ApiVersionResolver) -> Self {
-        Self { resolver, spokes: Vec::new() }
+        Self {
+            resolver,
+            spokes: Vec::new(),
+        }
     }
 
     /// Registers a spoke version.
@@ -110,16 +132,25 @@ impl<'r, H: Hub + 'r> HubSpokeConverter<'r, H> {
     }
 
     fn unsupported(&self, api_version: &str) -> ConversionError {
-        ConversionError::UnsupportedApiVersion { api_version: api_version.to_owned(), supported: self.api_versions() }
+        ConversionError::UnsupportedApiVersion {
+            api_version: api_version.to_owned(),
+            supported: self.api_versions(),
+        }
     }
 
     fn spoke(&self, api_version: &str) -> Option<&(dyn ErasedSpoke<H> + 'r)> {
-        self.spokes.iter().find(|s| s.api_version() == api_version).map(AsRef::as_ref)
+        self.spokes
+            .iter()
+            .find(|s| s.api_version() == api_version)
+            .map(AsRef::as_ref)
     }
 }
 
 fn string_field<'a>(object: &'a Value, field: &'static str) -> Result<&'a str, ConversionError> {
-    object.get(field).and_then(Value::as_str).ok_or(ConversionError::MissingTypeMeta { field })
+    object
+        .get(field)
+        .and_then(Value::as_str)
+        .ok_or(ConversionError::MissingTypeMeta { field })
 }
 
 impl<'r, H: Hub + 'r> ObjectConverter for HubSpokeConverter<'r, H> {
@@ -128,14 +159,19 @@ impl<'r, H: Hub + 'r> ObjectConverter for HubSpokeConverter<'r, H> {
     }
 
     fn api_versions(&self) -> Vec<String> {
-        std::iter::once(Self::hub_api_version()).chain(self.spokes.iter().map(|s| s.api_version())).collect()
+        std::iter::once(Self::hub_api_version())
+            .chain(self.spokes.iter().map(|s| s.api_version()))
+            .collect()
     }
 
     fn convert(&self, object: Value, desired: &str) -> Result<Value, ConversionError> {
         let kind = string_field(&object, "kind")?;
         let expected_kind = H::kind(&());
         if kind != expected_kind {
-            return Err(ConversionError::WrongKind { found: kind.to_owned(), expected: expected_kind.into_owned() });
+            return Err(ConversionError::WrongKind {
+                found: kind.to_owned(),
+                expected: expected_kind.into_owned(),
+            });
         }
         let source = string_field(&object, "apiVersion")?.to_owned();
         let hub_version = Self::hub_api_version();
@@ -150,11 +186,11 @@ impl<'r, H: Hub + 'r> ObjectConverter for HubSpokeConverter<'r, H> {
             return Ok(object);
         }
         let hub: H = match self.spoke(&source) {
-            Some(spoke) => spoke.to_hub(object, self.resolver)?,
+            Some(spoke) => spoke.convert_to_hub(object, self.resolver)?,
             None => decode(object, source)?,
         };
         match self.spoke(desired) {
-            Some(spoke) => spoke.from_hub(hub, self.resolver),
+            Some(spoke) => spoke.convert_from_hub(hub, self.resolver),
             None => encode(&hub),
         }
     }

@@ -6,7 +6,9 @@ use capi_contract::version::ContractVersionError;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
     /// No CRD (or static entry) is known for the GroupKind.
-    #[error("failed to get apiVersion for kind {kind} (group {group:?}): no CustomResourceDefinition {crd_name} is known")]
+    #[error(
+        "failed to get apiVersion for kind {kind} (group {group:?}): no CustomResourceDefinition {crd_name} is known"
+    )]
     NotFound {
         /// API group.
         group: String,

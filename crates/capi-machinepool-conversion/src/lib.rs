@@ -49,6 +49,8 @@ use capi_machinepool_api::{v1beta1, v1beta2};
 
 /// The MachinePool converter: hub v1beta2, spoke v1beta1.
 #[must_use]
-pub fn machine_pool_converter(resolver: &dyn ApiVersionResolver) -> HubSpokeConverter<'_, v1beta2::MachinePool> {
+pub fn machine_pool_converter(
+    resolver: &dyn ApiVersionResolver,
+) -> HubSpokeConverter<'_, v1beta2::MachinePool> {
     HubSpokeConverter::new(resolver).with_spoke::<v1beta1::MachinePool>()
 }

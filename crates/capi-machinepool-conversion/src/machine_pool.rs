@@ -11,11 +11,17 @@ use crate::{ApiVersionResolver, ConversionError, Hub, Spoke};
 impl Hub for v1beta2::MachinePool {}
 
 impl Spoke<v1beta2::MachinePool> for v1beta1::MachinePool {
-    fn to_hub(self, _resolver: &dyn ApiVersionResolver) -> Result<v1beta2::MachinePool, ConversionError> {
+    fn to_hub(
+        self,
+        _resolver: &dyn ApiVersionResolver,
+    ) -> Result<v1beta2::MachinePool, ConversionError> {
         to_hub(self)
     }
 
-    fn from_hub(hub: v1beta2::MachinePool, resolver: &dyn ApiVersionResolver) -> Result<Self, ConversionError> {
+    fn from_hub(
+        hub: v1beta2::MachinePool,
+        resolver: &dyn ApiVersionResolver,
+    ) -> Result<Self, ConversionError> {
         from_hub(&hub, resolver)
     }
 }
@@ -70,7 +76,9 @@ pub fn group_of_api_version(api_version: &str) -> Result<&str, ConversionError> 
     }
 }
 
-fn to_contract_ref(r: &ObjectReference) -> Result<v1beta2::ContractVersionedObjectReference, ConversionError> {
+fn to_contract_ref(
+    r: &ObjectReference,
+) -> Result<v1beta2::ContractVersionedObjectReference, ConversionError> {
     let group = group_of_api_version(r.api_version.as_deref().unwrap_or_default())?;
     Ok(v1beta2::ContractVersionedObjectReference {
         kind: r.kind.clone().unwrap_or_default(),
@@ -103,14 +111,27 @@ fn to_object_ref(
 /// # Errors
 /// A reference with an invalid apiVersion, or an undecodable conversion-data annotation.
 pub fn to_hub(src: v1beta1::MachinePool) -> Result<v1beta2::MachinePool, ConversionError> {
-    let v1beta1::MachinePool { mut metadata, spec, status } = src;
+    let v1beta1::MachinePool {
+        mut metadata,
+        spec,
+        status,
+    } = src;
     let restored: Option<v1beta2::MachinePool> = conversion_data::unmarshal(&mut metadata)?;
     let machine = spec.template.spec;
-    let config_ref = machine.bootstrap.config_ref.as_ref().map(to_contract_ref).transpose()?.unwrap_or_default();
+    let config_ref = machine
+        .bootstrap
+        .config_ref
+        .as_ref()
+        .map(to_contract_ref)
+        .transpose()?
+        .unwrap_or_default();
     let infrastructure_ref = to_contract_ref(&machine.infrastructure_ref)?;
     let template_spec = v1beta2::MachineSpec {
         cluster_name: machine.cluster_name,
-        bootstrap: v1beta2::Bootstrap { config_ref, data_secret_name: machine.bootstrap.data_secret_name },
+        bootstrap: v1beta2::Bootstrap {
+            config_ref,
+            data_secret_name: machine.bootstrap.data_secret_name,
+        },
         infrastructure_ref,
         version: machine.version.unwrap_or_default(),
         provider_id: machine.provider_id.unwrap_or_default(),
@@ -119,7 +140,9 @@ pub fn to_hub(src: v1beta1::MachinePool) -> Result<v1beta2::MachinePool, Convers
         readiness_gates: machine.readiness_gates,
         deletion: v1beta2::MachineDeletionSpec {
             node_drain_timeout_seconds: duration_to_seconds(machine.node_drain_timeout),
-            node_volume_detach_timeout_seconds: duration_to_seconds(machine.node_volume_detach_timeout),
+            node_volume_detach_timeout_seconds: duration_to_seconds(
+                machine.node_volume_detach_timeout,
+            ),
             node_deletion_timeout_seconds: duration_to_seconds(machine.node_deletion_timeout),
         },
         taints: machine.taints,
@@ -158,12 +181,19 @@ pub fn to_hub(src: v1beta1::MachinePool) -> Result<v1beta2::MachinePool, Convers
             }),
         }),
     };
+    let mut hub_status = hub_status;
+    if let Some(restored) = &restored {
+        recover_absent_status(&mut hub_status, &restored.status);
+    }
     Ok(v1beta2::MachinePool {
         metadata,
         spec: v1beta2::MachinePoolSpec {
             cluster_name: spec.cluster_name,
             replicas: spec.replicas,
-            template: v1beta2::MachineTemplateSpec { metadata: spec.template.metadata, spec: template_spec },
+            template: v1beta2::MachineTemplateSpec {
+                metadata: spec.template.metadata,
+                spec: template_spec,
+            },
             provider_id_list: spec.provider_id_list,
             failure_domains: spec.failure_domains,
         },
@@ -171,11 +201,44 @@ pub fn to_hub(src: v1beta1::MachinePool) -> Result<v1beta2::MachinePool, Convers
     })
 }
 
+/// Recovers, from the restored hub, the two hub fields that v1beta1 cannot tell apart from
+/// their zero value: `status.replicas: None` (v1beta1 always has a number) and an absent
+/// `status.deprecated` block (v1beta1 always has the legacy fields). Only done when the spoke
+/// still holds the zero value, so a v1beta1 client's change always wins.
+///
+/// Upstream accepts these two losses; recovering them is our deliberate extension (see
+/// `docs/conversion.md`) so that v1beta2 -> v1beta1 -> v1beta2 returns the original object.
+fn recover_absent_status(
+    hub: &mut v1beta2::MachinePoolStatus,
+    restored: &v1beta2::MachinePoolStatus,
+) {
+    if hub.replicas == Some(0) && restored.replicas.is_none() {
+        hub.replicas = None;
+    }
+    let legacy_is_zero = hub
+        .deprecated
+        .as_ref()
+        .and_then(|d| d.v1beta1.as_ref())
+        .is_none_or(|l| *l == v1beta2::MachinePoolV1Beta1DeprecatedStatus::default());
+    if legacy_is_zero {
+        match &restored.deprecated {
+            None => hub.deprecated = None,
+            Some(d) if d.v1beta1.is_none() => {
+                hub.deprecated = Some(v1beta2::MachinePoolDeprecatedStatus { v1beta1: None })
+            }
+            Some(_) => {}
+        }
+    }
+}
+
 /// v1beta2 -> v1beta1 (hub to spoke); the hub is stored in the conversion-data annotation.
 ///
 /// # Errors
 /// When a defined reference's apiVersion cannot be resolved.
-pub fn from_hub(hub: &v1beta2::MachinePool, resolver: &dyn ApiVersionResolver) -> Result<v1beta1::MachinePool, ConversionError> {
+pub fn from_hub(
+    hub: &v1beta2::MachinePool,
+    resolver: &dyn ApiVersionResolver,
+) -> Result<v1beta1::MachinePool, ConversionError> {
     let namespace = hub.metadata.namespace.as_deref();
     let machine = &hub.spec.template.spec;
     let bootstrap = &machine.bootstrap;
@@ -190,7 +253,11 @@ pub fn from_hub(hub: &v1beta2::MachinePool, resolver: &dyn ApiVersionResolver) -
         ObjectReference::default()
     };
     let status = &hub.status;
-    let legacy = status.deprecated.as_ref().and_then(|d| d.v1beta1.clone()).unwrap_or_default();
+    let legacy = status
+        .deprecated
+        .as_ref()
+        .and_then(|d| d.v1beta1.clone())
+        .unwrap_or_default();
     let has_v1beta2 = !status.conditions.is_empty()
         || status.ready_replicas.is_some()
         || status.available_replicas.is_some()
@@ -204,15 +271,24 @@ pub fn from_hub(hub: &v1beta2::MachinePool, resolver: &dyn ApiVersionResolver) -
                 metadata: hub.spec.template.metadata.clone(),
                 spec: v1beta1::MachineSpec {
                     cluster_name: machine.cluster_name.clone(),
-                    bootstrap: v1beta1::Bootstrap { config_ref, data_secret_name: bootstrap.data_secret_name.clone() },
+                    bootstrap: v1beta1::Bootstrap {
+                        config_ref,
+                        data_secret_name: bootstrap.data_secret_name.clone(),
+                    },
                     infrastructure_ref,
                     version: non_empty(&machine.version),
                     provider_id: non_empty(&machine.provider_id),
                     failure_domain: non_empty(&machine.failure_domain),
                     readiness_gates: machine.readiness_gates.clone(),
-                    node_drain_timeout: seconds_to_duration(machine.deletion.node_drain_timeout_seconds),
-                    node_volume_detach_timeout: seconds_to_duration(machine.deletion.node_volume_detach_timeout_seconds),
-                    node_deletion_timeout: seconds_to_duration(machine.deletion.node_deletion_timeout_seconds),
+                    node_drain_timeout: seconds_to_duration(
+                        machine.deletion.node_drain_timeout_seconds,
+                    ),
+                    node_volume_detach_timeout: seconds_to_duration(
+                        machine.deletion.node_volume_detach_timeout_seconds,
+                    ),
+                    node_deletion_timeout: seconds_to_duration(
+                        machine.deletion.node_deletion_timeout_seconds,
+                    ),
                     taints: machine.taints.clone(),
                 },
             },
@@ -229,8 +305,14 @@ pub fn from_hub(hub: &v1beta2::MachinePool, resolver: &dyn ApiVersionResolver) -
             failure_reason: legacy.failure_reason,
             failure_message: legacy.failure_message,
             phase: status.phase.clone(),
-            bootstrap_ready: status.initialization.bootstrap_data_secret_created.unwrap_or(false),
-            infrastructure_ready: status.initialization.infrastructure_provisioned.unwrap_or(false),
+            bootstrap_ready: status
+                .initialization
+                .bootstrap_data_secret_created
+                .unwrap_or(false),
+            infrastructure_ready: status
+                .initialization
+                .infrastructure_provisioned
+                .unwrap_or(false),
             observed_generation: status.observed_generation,
             conditions: legacy.conditions,
             versions: status.versions.clone(),
@@ -257,8 +339,14 @@ mod tests {
         assert_eq!(duration_to_seconds(d(1_900_000_000)), Some(1));
         assert_eq!(duration_to_seconds(d(-1_500_000_000)), Some(-1));
         assert_eq!(duration_to_seconds(d(500_000_000)), Some(0));
-        assert_eq!(duration_to_seconds(Some(Duration::from_secs(i64::from(i32::MAX) + 10))), Some(i32::MAX));
-        assert_eq!(duration_to_seconds(Some(Duration::from_secs(i64::from(i32::MIN) - 10))), Some(i32::MIN));
+        assert_eq!(
+            duration_to_seconds(Some(Duration::from_secs(i64::from(i32::MAX) + 10))),
+            Some(i32::MAX)
+        );
+        assert_eq!(
+            duration_to_seconds(Some(Duration::from_secs(i64::from(i32::MIN) - 10))),
+            Some(i32::MIN)
+        );
         for s in [0, 1, 59, 3600, i32::MAX] {
             assert_eq!(duration_to_seconds(seconds_to_duration(Some(s))), Some(s));
         }
@@ -286,7 +374,10 @@ mod tests {
         assert_eq!(group_of_api_version("").unwrap(), "");
         assert_eq!(group_of_api_version("/").unwrap(), "");
         assert_eq!(group_of_api_version("v1").unwrap(), "");
-        assert_eq!(group_of_api_version("infrastructure.cluster.x-k8s.io/v1beta2").unwrap(), "infrastructure.cluster.x-k8s.io");
+        assert_eq!(
+            group_of_api_version("infrastructure.cluster.x-k8s.io/v1beta2").unwrap(),
+            "infrastructure.cluster.x-k8s.io"
+        );
         assert!(group_of_api_version("a/b/c").is_err());
     }
 }

@@ -26,7 +26,11 @@ impl<T: ApiVersionResolver + ?Sized> ApiVersionResolver for &T {
 }
 
 fn join(group: &str, version: &str) -> String {
-    if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") }
+    if group.is_empty() {
+        version.to_owned()
+    } else {
+        format!("{group}/{version}")
+    }
 }
 
 /// A fixed GroupKind -> apiVersion map.
@@ -58,17 +62,21 @@ impl StaticResolver {
 
     /// Adds (or replaces) an entry.
     pub fn insert(&mut self, group: &str, kind: &str, api_version: &str) {
-        self.entries.insert((group.to_owned(), kind.to_owned()), api_version.to_owned());
+        self.entries
+            .insert((group.to_owned(), kind.to_owned()), api_version.to_owned());
     }
 }
 
 impl ApiVersionResolver for StaticResolver {
     fn api_version(&self, group: &str, kind: &str) -> Result<String, ResolveError> {
-        self.entries.get(&(group.to_owned(), kind.to_owned())).cloned().ok_or_else(|| ResolveError::NotFound {
-            group: group.to_owned(),
-            kind: kind.to_owned(),
-            crd_name: crd_name(group, kind),
-        })
+        self.entries
+            .get(&(group.to_owned(), kind.to_owned()))
+            .cloned()
+            .ok_or_else(|| ResolveError::NotFound {
+                group: group.to_owned(),
+                kind: kind.to_owned(),
+                crd_name: crd_name(group, kind),
+            })
     }
 }
 
@@ -83,7 +91,10 @@ pub struct CrdResolver {
 
 impl Default for CrdResolver {
     fn default() -> Self {
-        Self { labels_by_crd: BTreeMap::new(), contract: CURRENT_CONTRACT.to_owned() }
+        Self {
+            labels_by_crd: BTreeMap::new(),
+            contract: CURRENT_CONTRACT.to_owned(),
+        }
     }
 }
 
@@ -92,7 +103,10 @@ impl CrdResolver {
     pub fn from_crds<'a>(crds: impl IntoIterator<Item = &'a CustomResourceDefinition>) -> Self {
         let mut resolver = Self::default();
         for crd in crds {
-            resolver.add(crd.metadata.name.as_deref().unwrap_or_default(), crd.metadata.labels.clone().unwrap_or_default());
+            resolver.add(
+                crd.metadata.name.as_deref().unwrap_or_default(),
+                crd.metadata.labels.clone().unwrap_or_default(),
+            );
         }
         resolver
     }
@@ -113,14 +127,22 @@ impl CrdResolver {
 impl ApiVersionResolver for CrdResolver {
     fn api_version(&self, group: &str, kind: &str) -> Result<String, ResolveError> {
         let name = crd_name(group, kind);
-        let labels = self.labels_by_crd.get(&name).ok_or_else(|| ResolveError::NotFound {
-            group: group.to_owned(),
-            kind: kind.to_owned(),
-            crd_name: name.clone(),
-        })?;
-        let (_, version) = latest_contract_and_version(&name, labels, &self.contract).map_err(|source| {
-            ResolveError::Contract { group: group.to_owned(), kind: kind.to_owned(), source }
-        })?;
+        let labels = self
+            .labels_by_crd
+            .get(&name)
+            .ok_or_else(|| ResolveError::NotFound {
+                group: group.to_owned(),
+                kind: kind.to_owned(),
+                crd_name: name.clone(),
+            })?;
+        let (_, version) =
+            latest_contract_and_version(&name, labels, &self.contract).map_err(|source| {
+                ResolveError::Contract {
+                    group: group.to_owned(),
+                    kind: kind.to_owned(),
+                    source,
+                }
+            })?;
         Ok(join(group, &version))
     }
 }
@@ -134,13 +156,19 @@ mod tests {
         let mut r = CrdResolver::default().with_contract("v1beta2");
         r.add(
             "awsmachinepools.infrastructure.cluster.x-k8s.io",
-            BTreeMap::from([("cluster.x-k8s.io/v1beta1".to_owned(), "v1beta1_v1beta2".to_owned())]),
+            BTreeMap::from([(
+                "cluster.x-k8s.io/v1beta1".to_owned(),
+                "v1beta1_v1beta2".to_owned(),
+            )]),
         );
         assert_eq!(
-            r.api_version("infrastructure.cluster.x-k8s.io", "AWSMachinePool").unwrap(),
+            r.api_version("infrastructure.cluster.x-k8s.io", "AWSMachinePool")
+                .unwrap(),
             "infrastructure.cluster.x-k8s.io/v1beta2"
         );
-        let err = r.api_version("infrastructure.cluster.x-k8s.io", "GCPMachinePool").unwrap_err();
+        let err = r
+            .api_version("infrastructure.cluster.x-k8s.io", "GCPMachinePool")
+            .unwrap_err();
         assert!(err.to_string().contains("GCPMachinePool"), "{err}");
     }
 
@@ -148,6 +176,9 @@ mod tests {
     fn crd_without_labels_is_a_contract_error() {
         let mut r = CrdResolver::default().with_contract("v1beta2");
         r.add("foos.example.com", BTreeMap::new());
-        assert!(matches!(r.api_version("example.com", "Foo"), Err(ResolveError::Contract { .. })));
+        assert!(matches!(
+            r.api_version("example.com", "Foo"),
+            Err(ResolveError::Contract { .. })
+        ));
     }
 }

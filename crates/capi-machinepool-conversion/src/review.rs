@@ -48,12 +48,16 @@ pub fn handle(converter: &dyn ObjectConverter, review: ConversionReview) -> Conv
             "unsupported review {}/{}: expected {REVIEW_API_VERSION} {REVIEW_KIND}",
             review.types.api_version, review.types.kind
         );
-        return ConversionResponse::invalid(Status::failure(&message, "BadRequest").with_code(400)).into_review();
+        return ConversionResponse::invalid(Status::failure(&message, "BadRequest").with_code(400))
+            .into_review();
     }
     let request = match ConversionRequest::from_review(review) {
         Ok(request) => request,
         Err(e) => {
-            return ConversionResponse::invalid(Status::failure(&e.to_string(), "BadRequest").with_code(400)).into_review();
+            return ConversionResponse::invalid(
+                Status::failure(&e.to_string(), "BadRequest").with_code(400),
+            )
+            .into_review();
         }
     };
     let desired = request.desired_api_version.clone();
@@ -65,8 +69,13 @@ pub fn handle(converter: &dyn ObjectConverter, review: ConversionReview) -> Conv
         match converter.convert(object, &desired) {
             Ok(value) => converted.push(value),
             Err(e) => {
-                let message = format!("failed to convert {label} to {desired}: {}", error_chain(&e));
-                return response.failure(Status::failure(&message, "ConversionFailed").with_code(422)).into_review();
+                let message = format!(
+                    "failed to convert {label} to {desired}: {}",
+                    error_chain(&e)
+                );
+                return response
+                    .failure(Status::failure(&message, "ConversionFailed").with_code(422))
+                    .into_review();
             }
         }
     }
@@ -80,7 +89,8 @@ pub fn handle_json(converter: &dyn ObjectConverter, body: &[u8]) -> Vec<u8> {
         Ok(review) => handle(converter, review),
         Err(e) => {
             let message = format!("invalid ConversionReview: {e}");
-            ConversionResponse::invalid(Status::failure(&message, "BadRequest").with_code(400)).into_review()
+            ConversionResponse::invalid(Status::failure(&message, "BadRequest").with_code(400))
+                .into_review()
         }
     };
     // A ConversionReview of JSON values always serializes.

@@ -1,5 +1,6 @@
 //! ConversionReview handling: several objects with mixed source versions, an invalid object,
 //! an empty request, malformed reviews.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
 
@@ -25,7 +26,10 @@ fn run(body: &Value) -> Value {
 fn mixed_versions_convert_in_order() {
     let v1 = yaml("conversion/v1beta1-every-field.yaml");
     let v2 = yaml("conversion/v1beta2-every-field.yaml");
-    let response = run(&review_of("cluster.x-k8s.io/v1beta2", vec![v1.clone(), v2.clone(), v1]));
+    let response = run(&review_of(
+        "cluster.x-k8s.io/v1beta2",
+        vec![v1.clone(), v2.clone(), v1],
+    ));
     assert_eq!(response["apiVersion"], "apiextensions.k8s.io/v1");
     assert_eq!(response["kind"], "ConversionReview");
     let response = &response["response"];
@@ -33,9 +37,19 @@ fn mixed_versions_convert_in_order() {
     assert_eq!(response["result"]["status"], "Success");
     let objects = response["convertedObjects"].as_array().unwrap();
     assert_eq!(objects.len(), 3);
-    assert!(objects.iter().all(|o| o["apiVersion"] == "cluster.x-k8s.io/v1beta2"));
-    assert_eq!(objects[1], v2, "an object already at the desired version is returned unchanged");
-    assert_eq!(objects[0]["spec"]["template"]["spec"]["minReadySeconds"], 30);
+    assert!(
+        objects
+            .iter()
+            .all(|o| o["apiVersion"] == "cluster.x-k8s.io/v1beta2")
+    );
+    assert_eq!(
+        objects[1], v2,
+        "an object already at the desired version is returned unchanged"
+    );
+    assert_eq!(
+        objects[0]["spec"]["template"]["spec"]["minReadySeconds"],
+        30
+    );
 }
 
 #[test]
@@ -48,9 +62,19 @@ fn one_invalid_object_fails_the_whole_review() {
     let response = &response["response"];
     assert_eq!(response["result"]["status"], "Failure");
     let message = response["result"]["message"].as_str().unwrap();
-    assert!(message.contains("object 1 (MachinePool prod/broken, cluster.x-k8s.io/v1beta1)"), "{message}");
-    assert!(message.contains("unexpected GroupVersion string: a/b/c"), "{message}");
-    assert_eq!(response["convertedObjects"], json!([]), "no partial success");
+    assert!(
+        message.contains("object 1 (MachinePool prod/broken, cluster.x-k8s.io/v1beta1)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("unexpected GroupVersion string: a/b/c"),
+        "{message}"
+    );
+    assert_eq!(
+        response["convertedObjects"],
+        json!([]),
+        "no partial success"
+    );
 }
 
 #[test]
@@ -60,7 +84,10 @@ fn unresolvable_reference_names_the_group_kind() {
     let response = run(&review_of("cluster.x-k8s.io/v1beta1", vec![hub]));
     let message = response["response"]["result"]["message"].as_str().unwrap();
     assert!(message.contains("GCPMachinePool"), "{message}");
-    assert!(message.contains("infrastructure.cluster.x-k8s.io"), "{message}");
+    assert!(
+        message.contains("infrastructure.cluster.x-k8s.io"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -75,25 +102,49 @@ fn unknown_desired_version_and_wrong_kind_fail() {
     let v1 = yaml("conversion/v1beta1-every-field.yaml");
     let response = run(&review_of("cluster.x-k8s.io/v1alpha4", vec![v1]));
     let message = response["response"]["result"]["message"].as_str().unwrap();
-    assert!(message.contains("unsupported apiVersion \"cluster.x-k8s.io/v1alpha4\""), "{message}");
-    let response = run(&review_of("cluster.x-k8s.io/v1beta2", vec![json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachineDeployment"})]));
+    assert!(
+        message.contains("unsupported apiVersion \"cluster.x-k8s.io/v1alpha4\""),
+        "{message}"
+    );
+    let response = run(&review_of(
+        "cluster.x-k8s.io/v1beta2",
+        vec![json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachineDeployment"})],
+    ));
     let message = response["response"]["result"]["message"].as_str().unwrap();
-    assert!(message.contains("cannot convert kind \"MachineDeployment\""), "{message}");
+    assert!(
+        message.contains("cannot convert kind \"MachineDeployment\""),
+        "{message}"
+    );
 }
 
 #[test]
 fn malformed_reviews_get_a_failure_not_a_panic() {
     let resolver = resolver();
     let converter = machine_pool_converter(&resolver);
-    for body in [&b"not json"[..], b"{}", b"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\"}", b"\xff\xfe"] {
+    for body in [
+        &b"not json"[..],
+        b"{}",
+        b"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\"}",
+        b"\xff\xfe",
+    ] {
         let out: Value = serde_json::from_slice(&review::handle_json(&converter, body)).unwrap();
-        assert_eq!(out["response"]["result"]["status"], "Failure", "{}", String::from_utf8_lossy(body));
+        assert_eq!(
+            out["response"]["result"]["status"],
+            "Failure",
+            "{}",
+            String::from_utf8_lossy(body)
+        );
         assert_eq!(out["response"]["uid"], "");
     }
     let wrong = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "x", "desiredAPIVersion": "v", "objects": []}});
     let out = run(&wrong);
     assert_eq!(out["response"]["result"]["status"], "Failure");
-    assert!(out["response"]["result"]["message"].as_str().unwrap().contains("unsupported review"));
+    assert!(
+        out["response"]["result"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unsupported review")
+    );
 }
 
 #[test]
@@ -102,6 +153,12 @@ fn object_type_errors_carry_the_field() {
     v1["spec"]["replicas"] = json!("three");
     let response = run(&review_of("cluster.x-k8s.io/v1beta2", vec![v1]));
     let message = response["response"]["result"]["message"].as_str().unwrap();
-    assert!(message.contains("failed to decode cluster.x-k8s.io/v1beta1 object"), "{message}");
-    assert!(message.contains("invalid type: string \"three\""), "{message}");
+    assert!(
+        message.contains("failed to decode cluster.x-k8s.io/v1beta1 object"),
+        "{message}"
+    );
+    assert!(
+        message.contains("invalid type: string \"three\""),
+        "{message}"
+    );
 }

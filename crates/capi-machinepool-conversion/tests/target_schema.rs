@@ -1,5 +1,6 @@
 //! Converted objects validate against the target version's schema in upstream's CRD, checked
 //! with a real JSON-schema validator.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
 
@@ -8,16 +9,32 @@ use common::{fixture, resolver, yaml};
 use serde_json::Value;
 
 fn upstream_schema(version: &str) -> Value {
-    let text = std::fs::read_to_string(fixture("corpus/upstream-capi/cluster.x-k8s.io_machinepools.yaml")).unwrap();
-    let crd: Value = serde_saphyr::from_multiple::<Value>(&text).unwrap().remove(0);
-    crd["spec"]["versions"].as_array().unwrap().iter().find(|v| v["name"] == version).unwrap()["schema"]["openAPIV3Schema"]
+    let text = std::fs::read_to_string(fixture(
+        "corpus/upstream-capi/cluster.x-k8s.io_machinepools.yaml",
+    ))
+    .unwrap();
+    let crd: Value = serde_saphyr::from_multiple::<Value>(&text)
+        .unwrap()
+        .remove(0);
+    crd["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == version)
+        .unwrap()["schema"]["openAPIV3Schema"]
         .clone()
 }
 
 fn validate(version: &str, object: &Value) -> Vec<String> {
     let schema = upstream_schema(version);
-    let validator = jsonschema::options().with_draft(jsonschema::Draft::Draft4).build(&schema).unwrap();
-    validator.iter_errors(object).map(|e| format!("{e} @ {}", e.instance_path())).collect()
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft4)
+        .build(&schema)
+        .unwrap();
+    validator
+        .iter_errors(object)
+        .map(|e| format!("{e} @ {}", e.instance_path()))
+        .collect()
 }
 
 #[test]
@@ -30,18 +47,31 @@ fn converted_objects_validate_against_target_schema() {
     ];
     for (file, target) in cases {
         let object = yaml(file);
-        let converted = converter.convert(object, &format!("cluster.x-k8s.io/{target}")).unwrap();
+        let converted = converter
+            .convert(object, &format!("cluster.x-k8s.io/{target}"))
+            .unwrap();
         let errors = validate(target, &converted);
         assert!(errors.is_empty(), "{file} -> {target}: {errors:?}");
     }
     // The corpus example, up and down.
     let text = std::fs::read_to_string(fixture("corpus/objects/machine-pool.yaml")).unwrap();
     let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap();
-    let pool = docs.into_iter().find(|d| d["kind"] == "MachinePool").unwrap();
+    let pool = docs
+        .into_iter()
+        .find(|d| d["kind"] == "MachinePool")
+        .unwrap();
     let down = converter.convert(pool, "cluster.x-k8s.io/v1beta1").unwrap();
-    assert!(validate("v1beta1", &down).is_empty(), "{:?}", validate("v1beta1", &down));
+    assert!(
+        validate("v1beta1", &down).is_empty(),
+        "{:?}",
+        validate("v1beta1", &down)
+    );
     let up = converter.convert(down, "cluster.x-k8s.io/v1beta2").unwrap();
-    assert!(validate("v1beta2", &up).is_empty(), "{:?}", validate("v1beta2", &up));
+    assert!(
+        validate("v1beta2", &up).is_empty(),
+        "{:?}",
+        validate("v1beta2", &up)
+    );
 }
 
 #[test]

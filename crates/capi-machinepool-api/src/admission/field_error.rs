@@ -63,7 +63,12 @@ impl FieldError {
     /// A `Required` error.
     #[must_use]
     pub fn required(field: &str, detail: &str) -> Self {
-        Self { type_: FieldErrorType::Required, field: field.into(), value: None, detail: detail.into() }
+        Self {
+            type_: FieldErrorType::Required,
+            field: field.into(),
+            value: None,
+            detail: detail.into(),
+        }
     }
 
     /// An `Invalid` error carrying the bad value.
@@ -80,21 +85,43 @@ impl FieldError {
     /// A `Forbidden` error.
     #[must_use]
     pub fn forbidden(field: &str, detail: &str) -> Self {
-        Self { type_: FieldErrorType::Forbidden, field: field.into(), value: None, detail: detail.into() }
+        Self {
+            type_: FieldErrorType::Forbidden,
+            field: field.into(),
+            value: None,
+            detail: detail.into(),
+        }
     }
 
     /// A `TooLong` error.
     #[must_use]
     pub fn too_long(field: &str, detail: &str) -> Self {
-        Self { type_: FieldErrorType::TooLong, field: field.into(), value: None, detail: detail.into() }
+        Self {
+            type_: FieldErrorType::TooLong,
+            field: field.into(),
+            value: None,
+            detail: detail.into(),
+        }
     }
 }
 
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.value {
-            Some(value) => write!(f, "{}: {}: {value:?}: {}", self.field, self.type_.as_str(), self.detail),
-            None => write!(f, "{}: {}: {}", self.field, self.type_.as_str(), self.detail),
+            Some(value) => write!(
+                f,
+                "{}: {}: {value:?}: {}",
+                self.field,
+                self.type_.as_str(),
+                self.detail
+            ),
+            None => write!(
+                f,
+                "{}: {}: {}",
+                self.field,
+                self.type_.as_str(),
+                self.detail
+            ),
         }
     }
 }

@@ -16,8 +16,14 @@ fn is_alnum(c: char) -> bool {
 
 /// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, non-empty.
 fn is_name_part(value: &str) -> bool {
-    let (Some(first), Some(last)) = (value.chars().next(), value.chars().last()) else { return false };
-    is_alnum(first) && is_alnum(last) && value.chars().all(|c| is_alnum(c) || matches!(c, '-' | '_' | '.'))
+    let (Some(first), Some(last)) = (value.chars().next(), value.chars().last()) else {
+        return false;
+    };
+    is_alnum(first)
+        && is_alnum(last)
+        && value
+            .chars()
+            .all(|c| is_alnum(c) || matches!(c, '-' | '_' | '.'))
 }
 
 /// DNS-1123 subdomain problems of `value` (empty list when valid).
@@ -25,10 +31,14 @@ fn is_name_part(value: &str) -> bool {
 pub fn dns1123_subdomain_errors(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > DNS1123_SUBDOMAIN_MAX {
-        errs.push(format!("must be no more than {DNS1123_SUBDOMAIN_MAX} characters"));
+        errs.push(format!(
+            "must be no more than {DNS1123_SUBDOMAIN_MAX} characters"
+        ));
     }
     let label_ok = |l: &str| {
-        let (Some(first), Some(last)) = (l.chars().next(), l.chars().last()) else { return false };
+        let (Some(first), Some(last)) = (l.chars().next(), l.chars().last()) else {
+            return false;
+        };
         let lower_alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
         lower_alnum(first) && lower_alnum(last) && l.chars().all(|c| lower_alnum(c) || c == '-')
     };
@@ -54,7 +64,10 @@ pub fn qualified_name_errors(value: &str) -> Vec<String> {
             }
             let prefix_errs = dns1123_subdomain_errors(prefix);
             if !prefix_errs.is_empty() {
-                return prefix_errs.into_iter().map(|e| format!("prefix part {e}")).collect();
+                return prefix_errs
+                    .into_iter()
+                    .map(|e| format!("prefix part {e}"))
+                    .collect();
             }
             *name
         }
@@ -70,7 +83,9 @@ pub fn qualified_name_errors(value: &str) -> Vec<String> {
     if name.is_empty() {
         errs.push("name part must be non-empty".into());
     } else if name.len() > QUALIFIED_NAME_MAX {
-        errs.push(format!("name part must be no more than {QUALIFIED_NAME_MAX} characters"));
+        errs.push(format!(
+            "name part must be no more than {QUALIFIED_NAME_MAX} characters"
+        ));
     }
     if !name.is_empty() && !is_name_part(name) {
         errs.push(
@@ -106,13 +121,25 @@ pub fn validate_object_meta(meta: &ObjectMeta, path: &str) -> Vec<FieldError> {
     let annotations_path = format!("{path}.annotations");
     let mut errs = Vec::new();
     for (key, value) in &meta.labels {
-        errs.extend(qualified_name_errors(key).iter().map(|d| FieldError::invalid(&labels_path, key, d)));
-        errs.extend(label_value_errors(value).iter().map(|d| FieldError::invalid(&labels_path, value, d)));
+        errs.extend(
+            qualified_name_errors(key)
+                .iter()
+                .map(|d| FieldError::invalid(&labels_path, key, d)),
+        );
+        errs.extend(
+            label_value_errors(value)
+                .iter()
+                .map(|d| FieldError::invalid(&labels_path, value, d)),
+        );
     }
     let mut total = 0usize;
     for (key, value) in &meta.annotations {
         let lower = key.to_lowercase();
-        errs.extend(qualified_name_errors(&lower).iter().map(|d| FieldError::invalid(&annotations_path, key, d)));
+        errs.extend(
+            qualified_name_errors(&lower)
+                .iter()
+                .map(|d| FieldError::invalid(&annotations_path, key, d)),
+        );
         total = total.saturating_add(key.len()).saturating_add(value.len());
     }
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
@@ -130,10 +157,24 @@ mod tests {
 
     #[test]
     fn qualified_names() {
-        for ok in ["a", "app.kubernetes.io/name", "example.com/My_Name-1", "x/y"] {
+        for ok in [
+            "a",
+            "app.kubernetes.io/name",
+            "example.com/My_Name-1",
+            "x/y",
+        ] {
             assert!(qualified_name_errors(ok).is_empty(), "{ok}");
         }
-        for bad in ["", "/a", "a/", "-a", "a-", "Example.com/a", "a/b/c", &"x".repeat(64)] {
+        for bad in [
+            "",
+            "/a",
+            "a/",
+            "-a",
+            "a-",
+            "Example.com/a",
+            "a/b/c",
+            &"x".repeat(64),
+        ] {
             assert!(!qualified_name_errors(bad).is_empty(), "{bad}");
         }
     }
@@ -151,7 +192,8 @@ mod tests {
     #[test]
     fn annotation_size_limit() {
         let mut meta = ObjectMeta::default();
-        meta.annotations.insert("big".into(), "x".repeat(TOTAL_ANNOTATION_SIZE_LIMIT));
+        meta.annotations
+            .insert("big".into(), "x".repeat(TOTAL_ANNOTATION_SIZE_LIMIT));
         let errs = validate_object_meta(&meta, "spec.template.metadata");
         assert_eq!(errs.len(), 1);
         assert_eq!(errs[0].field, "spec.template.metadata.annotations");

@@ -32,7 +32,9 @@ use crate::v1beta2::MachinePool;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DefaultingError {
     /// An autoscaler size annotation is not a base-10 32-bit integer.
-    #[error("failed to calculate MachinePool replicas value: could not parse the value of the {annotation:?} annotation: {value:?} is not a 32-bit integer")]
+    #[error(
+        "failed to calculate MachinePool replicas value: could not parse the value of the {annotation:?} annotation: {value:?} is not a 32-bit integer"
+    )]
     InvalidAutoscalerAnnotation {
         /// The annotation key.
         annotation: &'static str,
@@ -52,18 +54,29 @@ pub struct FeatureGates {
 
 impl Default for FeatureGates {
     fn default() -> Self {
-        Self { machine_pool: true, machine_taint_propagation: false }
+        Self {
+            machine_pool: true,
+            machine_taint_propagation: false,
+        }
     }
 }
 
 fn parse_size(mp: &MachinePool, annotation: &'static str) -> Result<Option<i32>, DefaultingError> {
-    let Some(value) = mp.metadata.annotations.as_ref().and_then(|a| a.get(annotation)) else {
+    let Some(value) = mp
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(annotation))
+    else {
         return Ok(None);
     };
     value
         .parse::<i32>()
         .map(Some)
-        .map_err(|_| DefaultingError::InvalidAutoscalerAnnotation { annotation, value: value.clone() })
+        .map_err(|_| DefaultingError::InvalidAutoscalerAnnotation {
+            annotation,
+            value: value.clone(),
+        })
 }
 
 /// The replicas value the webhook writes: an explicit value is kept; with both autoscaler
@@ -72,11 +85,19 @@ fn parse_size(mp: &MachinePool, annotation: &'static str) -> Result<Option<i32>,
 ///
 /// # Errors
 /// When an autoscaler annotation (with its pair present) is not a 32-bit integer.
-pub fn calculate_replicas(mp: &MachinePool, old: Option<&MachinePool>) -> Result<i32, DefaultingError> {
+pub fn calculate_replicas(
+    mp: &MachinePool,
+    old: Option<&MachinePool>,
+) -> Result<i32, DefaultingError> {
     if let Some(replicas) = mp.spec.replicas {
         return Ok(replicas);
     }
-    let has = |k: &str| mp.metadata.annotations.as_ref().is_some_and(|a| a.contains_key(k));
+    let has = |k: &str| {
+        mp.metadata
+            .annotations
+            .as_ref()
+            .is_some_and(|a| a.contains_key(k))
+    };
     if !(has(AUTOSCALER_MIN_SIZE_ANNOTATION) && has(AUTOSCALER_MAX_SIZE_ANNOTATION)) {
         return Ok(1);
     }
@@ -95,7 +116,10 @@ pub fn calculate_replicas(mp: &MachinePool, old: Option<&MachinePool>) -> Result
 ///
 /// # Errors
 /// See [`calculate_replicas`]; the object is left unchanged on error.
-pub fn default_machine_pool(mp: &mut MachinePool, old: Option<&MachinePool>) -> Result<(), DefaultingError> {
+pub fn default_machine_pool(
+    mp: &mut MachinePool,
+    old: Option<&MachinePool>,
+) -> Result<(), DefaultingError> {
     let replicas = calculate_replicas(mp, old)?;
     mp.metadata
         .labels
@@ -103,7 +127,9 @@ pub fn default_machine_pool(mp: &mut MachinePool, old: Option<&MachinePool>) -> 
         .insert(CLUSTER_NAME_LABEL.to_owned(), mp.spec.cluster_name.clone());
     mp.spec.replicas = Some(replicas);
     let deletion = &mut mp.spec.template.spec.deletion;
-    deletion.node_deletion_timeout_seconds.get_or_insert(DEFAULT_NODE_DELETION_TIMEOUT_SECONDS);
+    deletion
+        .node_deletion_timeout_seconds
+        .get_or_insert(DEFAULT_NODE_DELETION_TIMEOUT_SECONDS);
     let version = &mut mp.spec.template.spec.version;
     if !version.is_empty() && !version.starts_with('v') {
         version.insert(0, 'v');
@@ -114,9 +140,16 @@ pub fn default_machine_pool(mp: &mut MachinePool, old: Option<&MachinePool>) -> 
 /// Validates a MachinePool as upstream's webhook does; `old` is the stored object on update.
 /// Returns every finding (empty when valid).
 #[must_use]
-pub fn validate_machine_pool(mp: &MachinePool, old: Option<&MachinePool>, gates: &FeatureGates) -> Vec<FieldError> {
+pub fn validate_machine_pool(
+    mp: &MachinePool,
+    old: Option<&MachinePool>,
+    gates: &FeatureGates,
+) -> Vec<FieldError> {
     if !gates.machine_pool {
-        return vec![FieldError::forbidden("spec", "can be set only if the MachinePool feature flag is enabled")];
+        return vec![FieldError::forbidden(
+            "spec",
+            "can be set only if the MachinePool feature flag is enabled",
+        )];
     }
     let mut errs = Vec::new();
     let spec = &mp.spec;
@@ -127,10 +160,13 @@ pub fn validate_machine_pool(mp: &MachinePool, old: Option<&MachinePool>, gates:
             "expected either spec.template.spec.bootstrap.dataSecretName or spec.template.spec.bootstrap.configRef to be populated",
         ));
     }
-    if let Some(old) = old {
-        if old.spec.cluster_name != spec.cluster_name {
-            errs.push(FieldError::forbidden("spec.clusterName", "field is immutable"));
-        }
+    if let Some(old) = old
+        && old.spec.cluster_name != spec.cluster_name
+    {
+        errs.push(FieldError::forbidden(
+            "spec.clusterName",
+            "field is immutable",
+        ));
     }
     if spec.cluster_name != machine.cluster_name {
         errs.push(FieldError::invalid(
@@ -142,16 +178,30 @@ pub fn validate_machine_pool(mp: &MachinePool, old: Option<&MachinePool>, gates:
     if !machine.version.is_empty() {
         let path = "spec.template.spec.version";
         if !machine.version.starts_with('v') {
-            errs.push(FieldError::invalid(path, &machine.version, "must start with v"));
+            errs.push(FieldError::invalid(
+                path,
+                &machine.version,
+                "must start with v",
+            ));
         }
-        let bare = machine.version.strip_prefix('v').unwrap_or(&machine.version);
+        let bare = machine
+            .version
+            .strip_prefix('v')
+            .unwrap_or(&machine.version);
         if semver::Version::parse(bare).is_err() {
-            errs.push(FieldError::invalid(path, &machine.version, "must be a valid semantic version"));
+            errs.push(FieldError::invalid(
+                path,
+                &machine.version,
+                "must be a valid semantic version",
+            ));
         }
     }
     if !machine.taints.is_empty() {
         // Upstream reports taint errors at `spec.taints`, not the template path; kept as is.
-        errs.push(FieldError::forbidden("spec.taints", "taints feature for MachinePools is not yet implemented"));
+        errs.push(FieldError::forbidden(
+            "spec.taints",
+            "taints feature for MachinePools is not yet implemented",
+        ));
         if !gates.machine_taint_propagation {
             errs.push(FieldError::forbidden(
                 "spec.taints",
@@ -159,7 +209,10 @@ pub fn validate_machine_pool(mp: &MachinePool, old: Option<&MachinePool>, gates:
             ));
         }
     }
-    errs.extend(metadata::validate_object_meta(&spec.template.metadata, "spec.template.metadata"));
+    errs.extend(metadata::validate_object_meta(
+        &spec.template.metadata,
+        "spec.template.metadata",
+    ));
     errs
 }
 

@@ -14,8 +14,12 @@ fn pool(annotations: &[(&str, &str)], replicas: Option<i32>) -> MachinePool {
         name: "cfg".into(),
     };
     if !annotations.is_empty() {
-        mp.metadata.annotations =
-            Some(annotations.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect::<BTreeMap<_, _>>());
+        mp.metadata.annotations = Some(
+            annotations
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect::<BTreeMap<_, _>>(),
+        );
     }
     mp
 }
@@ -26,15 +30,50 @@ const MAX: &str = AUTOSCALER_MAX_SIZE_ANNOTATION;
 #[test]
 fn replicas_defaulting_table() {
     let cases: Vec<(&str, MachinePool, Option<MachinePool>, i32)> = vec![
-        ("explicit kept", pool(&[(MIN, "3"), (MAX, "5")], Some(7)), None, 7),
+        (
+            "explicit kept",
+            pool(&[(MIN, "3"), (MAX, "5")], Some(7)),
+            None,
+            7,
+        ),
         ("no annotations", pool(&[], None), None, 1),
         ("only min", pool(&[(MIN, "3")], None), None, 1),
-        ("create uses min", pool(&[(MIN, "3"), (MAX, "5")], None), None, 3),
-        ("update old unset", pool(&[(MIN, "3"), (MAX, "5")], None), Some(pool(&[], None)), 3),
-        ("update below min", pool(&[(MIN, "3"), (MAX, "5")], None), Some(pool(&[], Some(1))), 3),
-        ("update above max", pool(&[(MIN, "3"), (MAX, "5")], None), Some(pool(&[], Some(9))), 5),
-        ("update within", pool(&[(MIN, "3"), (MAX, "5")], None), Some(pool(&[], Some(4))), 4),
-        ("sign accepted", pool(&[(MIN, "+2"), (MAX, "5")], None), None, 2),
+        (
+            "create uses min",
+            pool(&[(MIN, "3"), (MAX, "5")], None),
+            None,
+            3,
+        ),
+        (
+            "update old unset",
+            pool(&[(MIN, "3"), (MAX, "5")], None),
+            Some(pool(&[], None)),
+            3,
+        ),
+        (
+            "update below min",
+            pool(&[(MIN, "3"), (MAX, "5")], None),
+            Some(pool(&[], Some(1))),
+            3,
+        ),
+        (
+            "update above max",
+            pool(&[(MIN, "3"), (MAX, "5")], None),
+            Some(pool(&[], Some(9))),
+            5,
+        ),
+        (
+            "update within",
+            pool(&[(MIN, "3"), (MAX, "5")], None),
+            Some(pool(&[], Some(4))),
+            4,
+        ),
+        (
+            "sign accepted",
+            pool(&[(MIN, "+2"), (MAX, "5")], None),
+            None,
+            2,
+        ),
     ];
     for (name, mp, old, want) in cases {
         assert_eq!(calculate_replicas(&mp, old.as_ref()), Ok(want), "{name}");
@@ -56,19 +95,39 @@ fn defaults_label_timeout_and_version_prefix() {
     let mut mp = pool(&[], None);
     mp.spec.template.spec.version = "1.33.0".into();
     default_machine_pool(&mut mp, None).unwrap();
-    assert_eq!(mp.metadata.labels.as_ref().and_then(|l| l.get(CLUSTER_NAME_LABEL)).map(String::as_str), Some("c1"));
-    assert_eq!(mp.spec.template.spec.deletion.node_deletion_timeout_seconds, Some(10));
+    assert_eq!(
+        mp.metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(CLUSTER_NAME_LABEL))
+            .map(String::as_str),
+        Some("c1")
+    );
+    assert_eq!(
+        mp.spec.template.spec.deletion.node_deletion_timeout_seconds,
+        Some(10)
+    );
     assert_eq!(mp.spec.template.spec.version, "v1.33.0");
     // An explicit timeout is kept.
     let mut mp = pool(&[], None);
     mp.spec.template.spec.deletion.node_deletion_timeout_seconds = Some(0);
     default_machine_pool(&mut mp, None).unwrap();
-    assert_eq!(mp.spec.template.spec.deletion.node_deletion_timeout_seconds, Some(0));
+    assert_eq!(
+        mp.spec.template.spec.deletion.node_deletion_timeout_seconds,
+        Some(0)
+    );
 }
 
 #[test]
 fn version_vectors() {
-    for (version, errors) in [("v1.23.3", 0), ("v1.19.0-alpha.1", 0), ("v1.17.2++", 1), ("v1", 1), ("1.20.0", 1), ("x1.2.3", 2)] {
+    for (version, errors) in [
+        ("v1.23.3", 0),
+        ("v1.19.0-alpha.1", 0),
+        ("v1.17.2++", 1),
+        ("v1", 1),
+        ("1.20.0", 1),
+        ("x1.2.3", 2),
+    ] {
         let mut mp = pool(&[], Some(1));
         mp.spec.template.spec.version = version.into();
         let errs = validate_machine_pool(&mp, None, &FeatureGates::default());
@@ -84,7 +143,13 @@ fn cluster_name_is_immutable() {
     new.spec.cluster_name = "c2".into();
     new.spec.template.spec.cluster_name = "c2".into();
     let errs = validate_machine_pool(&new, Some(&old), &FeatureGates::default());
-    assert_eq!(errs, vec![FieldError::forbidden("spec.clusterName", "field is immutable")]);
+    assert_eq!(
+        errs,
+        vec![FieldError::forbidden(
+            "spec.clusterName",
+            "field is immutable"
+        )]
+    );
 }
 
 #[test]
@@ -97,16 +162,25 @@ fn empty_data_secret_name_counts_as_set() {
 
 #[test]
 fn feature_gate_off_forbids_everything() {
-    let gates = FeatureGates { machine_pool: false, ..FeatureGates::default() };
+    let gates = FeatureGates {
+        machine_pool: false,
+        ..FeatureGates::default()
+    };
     let errs = validate_machine_pool(&pool(&[], None), None, &gates);
     assert_eq!(errs.len(), 1);
-    assert_eq!((errs[0].type_, errs[0].field.as_str()), (FieldErrorType::Forbidden, "spec"));
+    assert_eq!(
+        (errs[0].type_, errs[0].field.as_str()),
+        (FieldErrorType::Forbidden, "spec")
+    );
 }
 
 #[test]
 fn taint_propagation_gate_removes_one_error() {
     let mut mp = pool(&[], Some(1));
     mp.spec.template.spec.taints.push(Default::default());
-    let gates = FeatureGates { machine_taint_propagation: true, ..FeatureGates::default() };
+    let gates = FeatureGates {
+        machine_taint_propagation: true,
+        ..FeatureGates::default()
+    };
     assert_eq!(validate_machine_pool(&mp, None, &gates).len(), 1);
 }

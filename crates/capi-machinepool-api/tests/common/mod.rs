@@ -1,4 +1,5 @@
 //! Helpers shared by this crate's integration tests.
+#![allow(clippy::unwrap_used, clippy::panic)]
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -7,7 +8,9 @@ use serde_json::Value;
 
 /// Path of a file under the workspace `tests/fixtures` directory.
 pub fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(rel)
 }
 
 /// Reads a multi-document YAML file into JSON values.
