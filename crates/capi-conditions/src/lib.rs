@@ -1,1 +1,33 @@
-//! placeholder
+//! Cluster API conditions for Rust.
+//!
+//! * v1beta2 conditions (`metav1.Condition`, from k8s-openapi) on any object implementing
+//!   [`HasConditions`] / [`ConditionsMut`]: [`get`], [`has`], [`is_true`], [`is_false`],
+//!   [`is_unknown`], [`set`], [`delete`], default [`order`], [`validate`], and the merges
+//!   [`mirror`], [`aggregate`](aggregate::aggregate) and [`summary`](summary::summary) with
+//!   upstream's priorities and message formats.
+//! * [`v1beta1`]: deprecated conditions with severity.
+//! * [`machine_pool`]: the MachinePool v1beta2 conditions and replica counters upstream has
+//!   not implemented yet, computed from plain inputs.
+//!
+//! Time is always passed in (`now`), so results are deterministic.
+#![deny(missing_docs)]
+
+mod access;
+pub mod aggregate;
+pub mod machine_pool;
+pub mod merge;
+pub mod mirror;
+pub mod order;
+mod setter;
+pub mod summary;
+pub mod time;
+pub mod types;
+pub mod unstructured;
+pub mod v1beta1;
+pub mod validate;
+
+pub use access::{ConditionSet, ConditionsMut, HasConditions};
+pub use setter::{
+    bool_to_status, delete, get, has, is_false, is_true, is_unknown, last_transition_time, message,
+    new_condition, reason, set,
+};

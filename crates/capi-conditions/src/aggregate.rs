@@ -1,0 +1,83 @@
+//! Aggregate: one condition type across many objects (e.g. `Ready` of every Machine).
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+
+use crate::access::HasConditions;
+use crate::merge::{MergeError, MergeInput, Operation, Owner, Reasons, merge};
+use crate::setter::{get, new_condition};
+use crate::types::{UNKNOWN, reason};
+
+/// Options of [`aggregate`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AggregateOptions {
+    /// Type of the result (default: the source type).
+    pub target_type: Option<String>,
+    /// Either empty or exactly `[source_type]` (the source type has negative polarity).
+    pub negative_polarity: Vec<String>,
+    /// Reasons of the result (default: IssuesReported / UnknownReported / InfoReported).
+    pub reasons: Option<Reasons>,
+}
+
+/// Aggregates `source_type` over `objects`; an object without the condition counts as
+/// Unknown / `NotYetReported`. The message lists at most three distinct messages with their
+/// owners, then "And N <Kinds> with other issues" (see `docs/conditions.md`).
+///
+/// # Errors
+/// No object, or an invalid negative-polarity option.
+///
+/// ```
+/// use capi_conditions::{ConditionSet, new_condition, aggregate::{aggregate, AggregateOptions}};
+/// let m = |name: &str, status: &str, msg: &str| ConditionSet { kind: "Machine".into(), name: name.into(),
+///     conditions: vec![new_condition("Ready", status, "R", msg)], ..Default::default() };
+/// let machines = [m("m1", "False", "Node not ready"), m("m2", "False", "Node not ready"), m("m3", "True", "")];
+/// let objs: Vec<&dyn capi_conditions::HasConditions> = machines.iter().map(|m| m as _).collect();
+/// let c = aggregate(&objs, "Ready", &AggregateOptions::default()).unwrap();
+/// assert_eq!(c.status, "False");
+/// assert_eq!(c.message, "* Machines m1, m2: Node not ready");
+/// ```
+pub fn aggregate(
+    objects: &[&dyn HasConditions],
+    source_type: &str,
+    opts: &AggregateOptions,
+) -> Result<Condition, MergeError> {
+    if objects.is_empty() {
+        return Err(MergeError::NoSourceObjects);
+    }
+    if !(opts.negative_polarity.is_empty() || opts.negative_polarity == [source_type]) {
+        return Err(MergeError::InvalidNegativePolarity(source_type.to_owned()));
+    }
+    let inputs: Vec<MergeInput> = objects
+        .iter()
+        .map(|o| MergeInput {
+            condition: get(*o, source_type).cloned().unwrap_or_else(|| {
+                new_condition(
+                    source_type,
+                    UNKNOWN,
+                    reason::NOT_YET_REPORTED,
+                    &format!("Condition {source_type} not yet reported"),
+                )
+            }),
+            owner: Owner {
+                kind: o.kind().into_owned(),
+                name: o.name().into_owned(),
+                control_plane_machine: o.is_control_plane_machine(),
+            },
+        })
+        .collect();
+    let negative_target = !opts.negative_polarity.is_empty();
+    let reasons = opts.reasons.clone().unwrap_or_default();
+    let (status, reason, message) = merge(
+        inputs,
+        &[source_type.to_owned()],
+        &opts.negative_polarity,
+        negative_target,
+        &reasons,
+        Operation::Aggregate,
+    )?;
+    Ok(new_condition(
+        opts.target_type.as_deref().unwrap_or(source_type),
+        &status,
+        &reason,
+        &message,
+    ))
+}

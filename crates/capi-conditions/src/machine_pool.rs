@@ -1,0 +1,713 @@
+//! MachinePool v1beta2 conditions and replica counters, computed from plain inputs.
+//!
+//! Upstream's MachinePool controller still sets only `Paused`. This module computes every
+//! condition of the improve-status proposal with the reasons and messages upstream uses for
+//! MachineDeployment/MachineSet/Machine; `docs/conditions.md` lists every rule.
+
+use std::borrow::Cow;
+
+use capi_contract::reader::{InfraMachinePoolReader, ReadResultExt};
+use capi_machinepool_api::constants::PAUSED_ANNOTATION;
+use capi_machinepool_api::v1beta2::MachinePool;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use serde_json::Value;
+
+use crate::access::HasConditions;
+use crate::aggregate::{AggregateOptions, aggregate};
+use crate::merge::Reasons;
+use crate::mirror::{Fallback, MirrorOptions, mirror};
+use crate::setter::{bool_to_status, get, new_condition, set};
+use crate::types::{FALSE, TRUE, UNKNOWN, condition as ct, reason};
+use crate::unstructured::UnstructuredConditions;
+
+/// A referenced object (bootstrap config or InfraMachinePool) as the controller saw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum External<'a> {
+    /// Read successfully.
+    Found(&'a Value),
+    /// Does not exist.
+    NotFound,
+    /// Could not be read (transient error).
+    ReadError,
+}
+
+/// A Machine of the pool (MachinePool Machines), reduced to what the conditions need.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PoolMachine {
+    /// Name.
+    pub name: String,
+    /// Its v1beta2 conditions (Ready, Available, UpToDate, HealthCheckSucceeded, ...).
+    pub conditions: Vec<Condition>,
+    /// Creation time.
+    pub creation_timestamp: Option<Time>,
+    /// Deletion time, when being deleted.
+    pub deletion_timestamp: Option<Time>,
+}
+
+impl HasConditions for PoolMachine {
+    fn conditions(&self) -> &[Condition] {
+        &self.conditions
+    }
+    fn kind(&self) -> Cow<'_, str> {
+        Cow::Borrowed("Machine")
+    }
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.name)
+    }
+}
+
+/// Everything the conditions are computed from.
+#[derive(Clone, Debug)]
+pub struct Inputs<'a> {
+    /// The MachinePool.
+    pub machine_pool: &'a MachinePool,
+    /// The InfraMachinePool.
+    pub infra: External<'a>,
+    /// Contract version the infra provider implements (`v1beta2` or `v1beta1`).
+    pub infra_contract: &'a str,
+    /// The bootstrap config (`NotFound` when none is referenced is fine too).
+    pub bootstrap: External<'a>,
+    /// The pool's Machines when the provider supports MachinePool Machines, else `None`.
+    pub machines: Option<&'a [PoolMachine]>,
+    /// The Cluster has `spec.paused: true`.
+    pub cluster_paused: bool,
+    /// Current time.
+    pub now: &'a Time,
+}
+
+/// The new-semantic replica counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplicaCounters {
+    /// Machines (or replicas) ready.
+    pub ready_replicas: Option<i32>,
+    /// Machines (or replicas) available.
+    pub available_replicas: Option<i32>,
+    /// Machines (or replicas) up to date.
+    pub up_to_date_replicas: Option<i32>,
+}
+
+fn count_true(machines: &[PoolMachine], type_: &str) -> i32 {
+    i32::try_from(
+        machines
+            .iter()
+            .filter(|m| crate::setter::is_true(*m, type_))
+            .count(),
+    )
+    .unwrap_or(i32::MAX)
+}
+
+/// Replica counters as upstream computes them today: with MachinePool Machines, the number of
+/// Machines with Ready / Available / UpToDate True; without, ready = available =
+/// `status.replicas` and up-to-date = `spec.replicas`.
+#[must_use]
+pub fn replica_counters(inputs: &Inputs<'_>) -> ReplicaCounters {
+    let mp = inputs.machine_pool;
+    match inputs.machines {
+        Some(machines) => ReplicaCounters {
+            ready_replicas: Some(count_true(machines, ct::READY)),
+            available_replicas: Some(count_true(machines, ct::AVAILABLE)),
+            up_to_date_replicas: Some(count_true(machines, ct::UP_TO_DATE)),
+        },
+        None => ReplicaCounters {
+            ready_replicas: mp.status.replicas,
+            available_replicas: mp.status.replicas,
+            up_to_date_replicas: mp.spec.replicas,
+        },
+    }
+}
+
+fn deleting(mp: &MachinePool) -> bool {
+    mp.metadata.deletion_timestamp.is_some()
+}
+
+fn internal_error(type_: &str) -> Condition {
+    new_condition(
+        type_,
+        UNKNOWN,
+        reason::INTERNAL_ERROR,
+        "Please check controller logs for errors",
+    )
+}
+
+fn mirror_external(object: &Value, target: &str, ok: bool, kind: &str, field: &str) -> Condition {
+    let source = match UnstructuredConditions::from_value(object) {
+        Ok(s) => s,
+        Err(e) => {
+            return new_condition(
+                target,
+                UNKNOWN,
+                reason::INVALID_CONDITION_REPORTED,
+                &e.to_string(),
+            );
+        }
+    };
+    let message = if ok {
+        String::new()
+    } else {
+        format!("{kind} {field} is false")
+    };
+    let fallback = Fallback {
+        status: bool_to_status(ok).into(),
+        reason: if ok { reason::READY } else { reason::NOT_READY }.into(),
+        message,
+    };
+    let mut c = mirror(
+        &source,
+        ct::READY,
+        &MirrorOptions {
+            target_type: Some(target.into()),
+            fallback: Some(fallback),
+        },
+    );
+    if c.reason == reason::NO_REASON_REPORTED && c.status == TRUE {
+        reason::READY.clone_into(&mut c.reason);
+    }
+    c
+}
+
+/// `BootstrapConfigReady`.
+#[must_use]
+pub fn bootstrap_config_ready(inputs: &Inputs<'_>) -> Condition {
+    let mp = inputs.machine_pool;
+    let t = ct::BOOTSTRAP_CONFIG_READY;
+    let config_ref = &mp.spec.template.spec.bootstrap.config_ref;
+    if !config_ref.is_defined() {
+        return new_condition(t, TRUE, reason::DATA_SECRET_PROVIDED, "");
+    }
+    let created = mp
+        .status
+        .initialization
+        .bootstrap_data_secret_created
+        .unwrap_or(false);
+    let kind = &config_ref.kind;
+    match inputs.bootstrap {
+        External::Found(obj) => mirror_external(
+            obj,
+            t,
+            created,
+            kind,
+            "status.initialization.dataSecretCreated",
+        ),
+        External::ReadError => internal_error(t),
+        External::NotFound if deleting(mp) && created => new_condition(
+            t,
+            FALSE,
+            reason::BOOTSTRAP_CONFIG_DELETED,
+            &format!("{kind} has been deleted"),
+        ),
+        External::NotFound => new_condition(
+            t,
+            FALSE,
+            reason::BOOTSTRAP_CONFIG_DOES_NOT_EXIST,
+            &format!("{kind} does not exist"),
+        ),
+    }
+}
+
+/// `InfrastructureReady`: mirror of the InfraMachinePool's `Ready`, falling back to whether it
+/// reports provisioning complete (read with the contract rules of its contract version).
+#[must_use]
+pub fn infrastructure_ready(inputs: &Inputs<'_>) -> Condition {
+    let mp = inputs.machine_pool;
+    let t = ct::INFRASTRUCTURE_READY;
+    let kind = &mp.spec.template.spec.infrastructure_ref.kind;
+    let was_provisioned = mp
+        .status
+        .initialization
+        .infrastructure_provisioned
+        .unwrap_or(false);
+    match inputs.infra {
+        External::Found(obj) => {
+            let provisioned = match InfraMachinePoolReader::new(obj, inputs.infra_contract)
+                .provisioned()
+                .or_missing(false)
+            {
+                Ok(p) => p,
+                Err(e) => {
+                    return new_condition(
+                        t,
+                        UNKNOWN,
+                        reason::INVALID_CONDITION_REPORTED,
+                        &e.to_string(),
+                    );
+                }
+            };
+            let field = if inputs.infra_contract == "v1beta1" {
+                "status.ready"
+            } else {
+                "status.initialization.provisioned"
+            };
+            mirror_external(obj, t, provisioned, kind, field)
+        }
+        External::ReadError => internal_error(t),
+        External::NotFound if deleting(mp) && was_provisioned => new_condition(
+            t,
+            FALSE,
+            reason::INFRASTRUCTURE_DELETED,
+            &format!("{kind} has been deleted"),
+        ),
+        External::NotFound if deleting(mp) => new_condition(
+            t,
+            FALSE,
+            reason::INFRASTRUCTURE_DOES_NOT_EXIST,
+            &format!("{kind} does not exist"),
+        ),
+        External::NotFound if was_provisioned => new_condition(
+            t,
+            FALSE,
+            reason::INFRASTRUCTURE_DELETED,
+            &format!("{kind} has been deleted while the MachinePool still exists"),
+        ),
+        External::NotFound => new_condition(
+            t,
+            FALSE,
+            reason::INFRASTRUCTURE_DOES_NOT_EXIST,
+            &format!("{kind} does not exist"),
+        ),
+    }
+}
+
+/// `Available`: infrastructure ready and at least `spec.replicas` available replicas.
+#[must_use]
+pub fn available(
+    inputs: &Inputs<'_>,
+    counters: &ReplicaCounters,
+    infrastructure_ready: &Condition,
+) -> Condition {
+    let t = ct::AVAILABLE;
+    let mp = inputs.machine_pool;
+    let Some(desired) = mp.spec.replicas else {
+        return new_condition(
+            t,
+            UNKNOWN,
+            reason::WAITING_FOR_REPLICAS_SET,
+            "Waiting for spec.replicas set",
+        );
+    };
+    let Some(available) = counters.available_replicas else {
+        return new_condition(
+            t,
+            UNKNOWN,
+            reason::WAITING_FOR_AVAILABLE_REPLICAS_SET,
+            "Waiting for status.availableReplicas set",
+        );
+    };
+    if deleting(mp) {
+        return new_condition(t, FALSE, reason::NOT_AVAILABLE, "Deletion in progress");
+    }
+    if infrastructure_ready.status != TRUE {
+        let detail = if infrastructure_ready.message.is_empty() {
+            &infrastructure_ready.reason
+        } else {
+            &infrastructure_ready.message
+        };
+        return new_condition(
+            t,
+            FALSE,
+            reason::NOT_AVAILABLE,
+            &format!(
+                "* InfrastructureReady:{}",
+                crate::merge::indent_if_multiline(detail)
+            ),
+        );
+    }
+    if available >= desired {
+        new_condition(t, TRUE, reason::AVAILABLE, "")
+    } else {
+        new_condition(
+            t,
+            FALSE,
+            reason::NOT_AVAILABLE,
+            &format!("{available} available replicas, at least {desired} required"),
+        )
+    }
+}
+
+fn no_machine_pool_machines(type_: &str, status: &str, reason_text: &str) -> Condition {
+    new_condition(
+        type_,
+        status,
+        reason_text,
+        "MachinePool Machines are not used by this infrastructure provider",
+    )
+}
+
+fn sorted(machines: &[PoolMachine]) -> Vec<&PoolMachine> {
+    let mut v: Vec<&PoolMachine> = machines.iter().collect();
+    v.sort_by(|a, b| a.name.cmp(&b.name));
+    v
+}
+
+fn aggregate_machines(
+    machines: &[&PoolMachine],
+    source: &str,
+    target: &str,
+    reasons: Reasons,
+) -> Condition {
+    let objs: Vec<&dyn HasConditions> = machines.iter().map(|m| *m as &dyn HasConditions).collect();
+    let opts = AggregateOptions {
+        target_type: Some(target.into()),
+        reasons: Some(reasons),
+        ..Default::default()
+    };
+    aggregate(&objs, source, &opts).unwrap_or_else(|_| internal_error(target))
+}
+
+/// `MachinesReady`: aggregate of the Machines' `Ready`.
+#[must_use]
+pub fn machines_ready(inputs: &Inputs<'_>) -> Condition {
+    let t = ct::MACHINES_READY;
+    let Some(machines) = inputs.machines else {
+        return no_machine_pool_machines(t, TRUE, reason::NO_REPLICAS);
+    };
+    if machines.is_empty() {
+        return new_condition(t, TRUE, reason::NO_REPLICAS, "");
+    }
+    aggregate_machines(
+        &sorted(machines),
+        ct::READY,
+        t,
+        Reasons::new(reason::NOT_READY, reason::READY_UNKNOWN, reason::READY),
+    )
+}
+
+/// `MachinesUpToDate`: aggregate of `UpToDate` over Machines that report it or are older than 10s.
+#[must_use]
+pub fn machines_up_to_date(inputs: &Inputs<'_>) -> Condition {
+    let t = ct::MACHINES_UP_TO_DATE;
+    let Some(machines) = inputs.machines else {
+        return no_machine_pool_machines(t, TRUE, reason::NO_REPLICAS);
+    };
+    let now = inputs.now.0.as_second();
+    let relevant: Vec<&PoolMachine> = sorted(machines)
+        .into_iter()
+        .filter(|m| {
+            get(*m, ct::UP_TO_DATE).is_some()
+                || m.creation_timestamp
+                    .as_ref()
+                    .is_some_and(|c| now - c.0.as_second() > 10)
+        })
+        .collect();
+    if relevant.is_empty() {
+        return new_condition(t, TRUE, reason::NO_REPLICAS, "");
+    }
+    aggregate_machines(
+        &relevant,
+        ct::UP_TO_DATE,
+        t,
+        Reasons::new(
+            reason::NOT_UP_TO_DATE,
+            reason::UP_TO_DATE_UNKNOWN,
+            reason::UP_TO_DATE,
+        ),
+    )
+}
+
+/// `RollingOut`: True while replicas are not up to date. With MachinePool Machines: Machines
+/// whose `UpToDate` is False (their messages listed); without: replicas in `status.versions`
+/// on another version than `spec.template.spec.version`.
+#[must_use]
+pub fn rolling_out(inputs: &Inputs<'_>) -> Condition {
+    let t = ct::ROLLING_OUT;
+    let mp = inputs.machine_pool;
+    let (count, mut lines): (i64, Vec<String>) = match inputs.machines {
+        Some(machines) => {
+            let stale: Vec<&PoolMachine> = machines
+                .iter()
+                .filter(|m| crate::setter::is_false(*m, ct::UP_TO_DATE))
+                .collect();
+            let mut lines: Vec<String> = stale
+                .iter()
+                .filter_map(|m| get(*m, ct::UP_TO_DATE))
+                .flat_map(|c| c.message.lines().map(str::to_owned).collect::<Vec<_>>())
+                .filter(|l| !l.is_empty())
+                .collect();
+            lines.sort();
+            lines.dedup();
+            (stale.len() as i64, lines)
+        }
+        None => {
+            let desired = &mp.spec.template.spec.version;
+            let n = mp
+                .status
+                .versions
+                .iter()
+                .filter(|v| !desired.is_empty() && v.version != *desired)
+                .map(|v| i64::from(v.replicas))
+                .sum();
+            (
+                n,
+                if n > 0 {
+                    vec![format!("* Version {desired} required")]
+                } else {
+                    Vec::new()
+                },
+            )
+        }
+    };
+    if count == 0 {
+        return new_condition(t, FALSE, reason::NOT_ROLLING_OUT, "");
+    }
+    lines.sort_by_key(|l| !l.starts_with("* Version"));
+    let mut message = format!("Rolling out {count} not up-to-date replicas");
+    if !lines.is_empty() {
+        message.push('\n');
+        message.push_str(&lines.join("\n"));
+    }
+    new_condition(t, TRUE, reason::ROLLING_OUT, &message)
+}
+
+fn missing_refs_fragment(inputs: &Inputs<'_>) -> String {
+    let spec = &inputs.machine_pool.spec.template.spec;
+    let mut missing = Vec::new();
+    if spec.bootstrap.config_ref.is_defined() && inputs.bootstrap == External::NotFound {
+        missing.push(spec.bootstrap.config_ref.kind.as_str());
+    }
+    if inputs.infra == External::NotFound {
+        missing.push(spec.infrastructure_ref.kind.as_str());
+    }
+    match missing.as_slice() {
+        [] => String::new(),
+        [one] => format!("because {one} does not exist"),
+        [a, b, ..] => format!("because {a} and {b} do not exist"),
+    }
+}
+
+fn desired_and_current(mp: &MachinePool) -> Option<(i32, i32)> {
+    let desired = if deleting(mp) { 0 } else { mp.spec.replicas? };
+    Some((desired, mp.status.replicas.unwrap_or(0)))
+}
+
+/// `ScalingUp`: True while `status.replicas < spec.replicas`.
+#[must_use]
+pub fn scaling_up(inputs: &Inputs<'_>) -> Condition {
+    let t = ct::SCALING_UP;
+    let mp = inputs.machine_pool;
+    if mp.spec.replicas.is_none() {
+        return new_condition(
+            t,
+            UNKNOWN,
+            reason::WAITING_FOR_REPLICAS_SET,
+            "Waiting for spec.replicas set",
+        );
+    }
+    let Some((desired, current)) = desired_and_current(mp) else {
+        return internal_error(t);
+    };
+    let fragment = missing_refs_fragment(inputs);
+    if current >= desired {
+        let message = if !deleting(mp) && !fragment.is_empty() {
+            format!("Scaling up would be blocked {fragment}")
+        } else {
+            String::new()
+        };
+        return new_condition(t, FALSE, reason::NOT_SCALING_UP, &message);
+    }
+    let mut message = format!("Scaling up from {current} to {desired} replicas");
+    if !fragment.is_empty() {
+        message.push_str(&format!(" is blocked {fragment}"));
+    }
+    new_condition(t, TRUE, reason::SCALING_UP, &message)
+}
+
+fn stale_deleting_machines(inputs: &Inputs<'_>) -> Option<String> {
+    let now = inputs.now.0.as_second();
+    let mut names: Vec<&str> = inputs
+        .machines?
+        .iter()
+        .filter(|m| {
+            m.deletion_timestamp
+                .as_ref()
+                .is_some_and(|d| now - d.0.as_second() > 15 * 60)
+        })
+        .map(|m| m.name.as_str())
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    names.sort_unstable();
+    let (noun, verb) = if names.len() == 1 {
+        ("Machine", "is")
+    } else {
+        ("Machines", "are")
+    };
+    let mut list = names.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+    if names.len() > 3 {
+        list.push_str(&format!(", ... ({} more)", names.len() - 3));
+    }
+    Some(format!(
+        "{noun} {list} {verb} in deletion since more than 15m"
+    ))
+}
+
+/// `ScalingDown`: True while `status.replicas > spec.replicas` (desired is 0 when deleting).
+#[must_use]
+pub fn scaling_down(inputs: &Inputs<'_>) -> Condition {
+    let t = ct::SCALING_DOWN;
+    let mp = inputs.machine_pool;
+    if mp.spec.replicas.is_none() {
+        return new_condition(
+            t,
+            UNKNOWN,
+            reason::WAITING_FOR_REPLICAS_SET,
+            "Waiting for spec.replicas set",
+        );
+    }
+    let Some((desired, current)) = desired_and_current(mp) else {
+        return internal_error(t);
+    };
+    if current <= desired {
+        return new_condition(t, FALSE, reason::NOT_SCALING_DOWN, "");
+    }
+    let mut message = format!("Scaling down from {current} to {desired} replicas");
+    if let Some(stale) = stale_deleting_machines(inputs) {
+        message.push_str(&format!("\n* {stale}"));
+    }
+    new_condition(t, TRUE, reason::SCALING_DOWN, &message)
+}
+
+/// `Remediating`: Machines whose health check failed and whose owner remediation is pending.
+#[must_use]
+pub fn remediating(inputs: &Inputs<'_>) -> Condition {
+    let t = ct::REMEDIATING;
+    let Some(machines) = inputs.machines else {
+        return no_machine_pool_machines(t, FALSE, reason::NOT_REMEDIATING);
+    };
+    let machines = sorted(machines);
+    let unhealthy: Vec<&PoolMachine> = machines
+        .iter()
+        .copied()
+        .filter(|m| crate::setter::is_false(*m, ct::HEALTH_CHECK_SUCCEEDED))
+        .collect();
+    let to_remediate: Vec<&PoolMachine> = unhealthy
+        .iter()
+        .copied()
+        .filter(|m| crate::setter::is_false(*m, ct::OWNER_REMEDIATED))
+        .collect();
+    if to_remediate.is_empty() {
+        let message = match unhealthy.as_slice() {
+            [] => String::new(),
+            [one] => format!(
+                "Machine {} is not healthy (not to be remediated by MachinePool)",
+                one.name
+            ),
+            many => {
+                let mut list = many
+                    .iter()
+                    .take(3)
+                    .map(|m| m.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if many.len() > 3 {
+                    list.push_str(&format!(", ... ({} more)", many.len() - 3));
+                }
+                format!("Machines {list} are not healthy (not to be remediated by MachinePool)")
+            }
+        };
+        return new_condition(t, FALSE, reason::NOT_REMEDIATING, &message);
+    }
+    let aggregated = aggregate_machines(&to_remediate, ct::OWNER_REMEDIATED, t, Reasons::default());
+    new_condition(t, TRUE, reason::REMEDIATING, &aggregated.message)
+}
+
+/// `Deleting`: what deletion is waiting for.
+#[must_use]
+pub fn deleting_condition(inputs: &Inputs<'_>) -> Condition {
+    let t = ct::DELETING;
+    let mp = inputs.machine_pool;
+    if !deleting(mp) {
+        return new_condition(t, FALSE, reason::NOT_DELETING, "");
+    }
+    let spec = &mp.spec.template.spec;
+    let message = match inputs.machines.map_or(0, <[PoolMachine]>::len) {
+        1 => "Deleting 1 Machine".to_owned(),
+        n if n > 1 => format!("Deleting {n} Machines"),
+        _ if matches!(inputs.infra, External::Found(_)) => {
+            format!("Waiting for {} to be deleted", spec.infrastructure_ref.kind)
+        }
+        _ if matches!(inputs.bootstrap, External::Found(_)) => format!(
+            "Waiting for {} to be deleted",
+            spec.bootstrap.config_ref.kind
+        ),
+        _ => "Deletion completed".to_owned(),
+    };
+    let mut message = message;
+    if let Some(stale) = stale_deleting_machines(inputs) {
+        message.push_str(&format!("\n* {stale}"));
+    }
+    new_condition(t, TRUE, reason::DELETING, &message)
+}
+
+/// `Paused`: the Cluster is paused or the MachinePool has the `cluster.x-k8s.io/paused` annotation.
+#[must_use]
+pub fn paused(inputs: &Inputs<'_>) -> Condition {
+    let annotated = inputs
+        .machine_pool
+        .metadata
+        .annotations
+        .as_ref()
+        .is_some_and(|a| a.contains_key(PAUSED_ANNOTATION));
+    let mut why = Vec::new();
+    if inputs.cluster_paused {
+        why.push("Cluster spec.paused is set to true".to_owned());
+    }
+    if annotated {
+        why.push(format!(
+            "MachinePool has the {PAUSED_ANNOTATION} annotation"
+        ));
+    }
+    if why.is_empty() {
+        new_condition(ct::PAUSED, FALSE, reason::NOT_PAUSED, "")
+    } else {
+        new_condition(ct::PAUSED, TRUE, reason::PAUSED, &why.join(", "))
+    }
+}
+
+/// Every MachinePool v1beta2 condition, in the default order.
+#[must_use]
+pub fn conditions(inputs: &Inputs<'_>) -> Vec<Condition> {
+    let counters = replica_counters(inputs);
+    let infra = infrastructure_ready(inputs);
+    let mut all = vec![
+        available(inputs, &counters, &infra),
+        bootstrap_config_ready(inputs),
+        infra,
+        machines_ready(inputs),
+        machines_up_to_date(inputs),
+        rolling_out(inputs),
+        scaling_up(inputs),
+        scaling_down(inputs),
+        remediating(inputs),
+        deleting_condition(inputs),
+        paused(inputs),
+    ];
+    crate::order::sort(&mut all);
+    all
+}
+
+/// Writes the conditions and replica counters into a MachinePool's status (with [`set`]'s
+/// rules for transition times and observedGeneration); returns whether anything changed.
+pub fn apply(target: &mut MachinePool, inputs: &Inputs<'_>) -> bool {
+    let counters = replica_counters(inputs);
+    let computed = conditions(inputs);
+    let mut changed = false;
+    for c in computed {
+        changed |= set(target, c, inputs.now);
+    }
+    let status = &mut target.status;
+    let before = (
+        status.ready_replicas,
+        status.available_replicas,
+        status.up_to_date_replicas,
+    );
+    status.ready_replicas = counters.ready_replicas;
+    status.available_replicas = counters.available_replicas;
+    status.up_to_date_replicas = counters.up_to_date_replicas;
+    changed
+        | (before
+            != (
+                status.ready_replicas,
+                status.available_replicas,
+                status.up_to_date_replicas,
+            ))
+}
