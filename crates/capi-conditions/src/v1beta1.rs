@@ -302,3 +302,164 @@ pub fn summary<T: LegacyConditions + ?Sized>(
         _ => false_condition(READY, &chosen.reason, &chosen.severity, &message),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::jiff::Timestamp;
+
+    fn t(s: i64) -> Time {
+        Time(Timestamp::from_second(s).unwrap_or(Timestamp::UNIX_EPOCH))
+    }
+
+    #[test]
+    fn set_bumps_time_on_any_change_and_sorts_ready_first() {
+        let mut list: Vec<Condition> = Vec::new();
+        mark_false(
+            &mut list,
+            "InfrastructureReady",
+            "Waiting",
+            severity::INFO,
+            "",
+            &t(100),
+        );
+        mark_true(&mut list, READY, &t(100));
+        mark_true(&mut list, "BootstrapReady", &t(100));
+        let types: Vec<&str> = list.iter().map(|c| c.type_.as_str()).collect();
+        assert_eq!(types, ["Ready", "BootstrapReady", "InfrastructureReady"]);
+        // Same state: kept.
+        mark_false(
+            &mut list,
+            "InfrastructureReady",
+            "Waiting",
+            severity::INFO,
+            "",
+            &t(200),
+        );
+        assert_eq!(
+            get(&list, "InfrastructureReady").and_then(|c| c.last_transition_time.clone()),
+            Some(t(100))
+        );
+        // Only the message changes: the legacy library still moves the time.
+        mark_false(
+            &mut list,
+            "InfrastructureReady",
+            "Waiting",
+            severity::INFO,
+            "2 of 3",
+            &t(300),
+        );
+        assert_eq!(
+            get(&list, "InfrastructureReady").and_then(|c| c.last_transition_time.clone()),
+            Some(t(300))
+        );
+        assert!(is_unknown(&list, "Missing"));
+        assert!(is_false(&list, "InfrastructureReady") && is_true(&list, READY));
+    }
+
+    #[test]
+    fn summary_severity_ordering() {
+        let list = vec![
+            false_condition("A", "AInfo", severity::INFO, "a"),
+            false_condition("B", "BWarning", severity::WARNING, "b"),
+            false_condition("C", "CError", severity::ERROR, "c"),
+            unknown_condition("D", "DUnknown", "d"),
+        ];
+        let ready = summary(&list, &SummaryOptions::default()).unwrap();
+        assert_eq!(
+            (
+                ready.reason.as_str(),
+                ready.severity.as_str(),
+                ready.message.as_str()
+            ),
+            ("CError", "Error", "c")
+        );
+        let without_error: Vec<Condition> =
+            list.iter().filter(|c| c.type_ != "C").cloned().collect();
+        assert_eq!(
+            summary(&without_error, &SummaryOptions::default())
+                .unwrap()
+                .reason,
+            "BWarning"
+        );
+        let only_unknown = vec![true_condition("A"), unknown_condition("D", "DUnknown", "d")];
+        // True ranks before Unknown, so a mix of True and Unknown is True.
+        assert_eq!(
+            summary(&only_unknown, &SummaryOptions::default())
+                .unwrap()
+                .status,
+            TRUE
+        );
+        let unknown = vec![unknown_condition("D", "DUnknown", "d")];
+        assert_eq!(
+            summary(&unknown, &SummaryOptions::default())
+                .unwrap()
+                .status,
+            UNKNOWN
+        );
+        // WithConditions picks the reason by priority order inside the top group.
+        let opts = SummaryOptions {
+            with_conditions: vec!["B", "A"],
+            ..Default::default()
+        };
+        let two = vec![
+            false_condition("A", "RA", severity::WARNING, ""),
+            false_condition("B", "RB", severity::WARNING, ""),
+        ];
+        assert_eq!(summary(&two, &opts).unwrap().reason, "RB");
+        assert_eq!(
+            summary(&Vec::<Condition>::new(), &SummaryOptions::default()),
+            None
+        );
+    }
+
+    #[test]
+    fn negative_polarity_swaps_status() {
+        let list = vec![Condition {
+            type_: "Degraded".into(),
+            status: TRUE.into(),
+            reason: "Bad".into(),
+            severity: severity::WARNING.into(),
+            ..Condition::default()
+        }];
+        let opts = SummaryOptions {
+            negative_polarity: vec!["Degraded"],
+            ..Default::default()
+        };
+        assert_eq!(summary(&list, &opts).unwrap().status, FALSE);
+    }
+
+    #[test]
+    fn mirror_with_fallback() {
+        let infra = vec![false_condition(READY, "Provisioning", severity::INFO, "")];
+        assert_eq!(
+            mirror(&infra, "InfrastructureReady", None).map(|c| c.reason),
+            Some("Provisioning".into())
+        );
+        let none: Vec<Condition> = vec![];
+        assert_eq!(mirror(&none, "InfrastructureReady", None), None);
+        let fb = mirror(
+            &none,
+            "InfrastructureReady",
+            Some((false, "WaitingForInfrastructure", severity::INFO, "")),
+        )
+        .unwrap();
+        assert_eq!(
+            (fb.status.as_str(), fb.reason.as_str()),
+            (FALSE, "WaitingForInfrastructure")
+        );
+    }
+
+    #[test]
+    fn v1beta2_pool_stores_legacy_conditions_in_deprecated() {
+        let mut mp = v1beta2::MachinePool::default();
+        mark_true(&mut mp, READY, &t(1));
+        assert_eq!(
+            mp.status
+                .deprecated
+                .and_then(|d| d.v1beta1)
+                .map(|l| l.conditions.len()),
+            Some(1)
+        );
+    }
+}

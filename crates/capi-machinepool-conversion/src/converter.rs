@@ -45,6 +45,25 @@ pub trait ObjectConverter {
     /// # Errors
     /// Wrong kind, unknown apiVersion, undecodable object, or a conversion failure.
     fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, ConversionError>;
+
+    /// Like [`ObjectConverter::convert`], from and to JSON text. The default goes through
+    /// `serde_json::Value`; [`HubSpokeConverter`] decodes and encodes the typed objects directly.
+    ///
+    /// # Errors
+    /// See [`ObjectConverter::convert`]; invalid JSON is a decode error.
+    fn convert_json(
+        &self,
+        object: &str,
+        desired_api_version: &str,
+    ) -> Result<String, ConversionError> {
+        let value: Value =
+            serde_json::from_str(object).map_err(|source| ConversionError::Decode {
+                api_version: "<unknown>".into(),
+                source,
+            })?;
+        let converted = self.convert(value, desired_api_version)?;
+        serde_json::to_string(&converted).map_err(ConversionError::Encode)
+    }
 }
 
 trait ErasedSpoke<H> {
@@ -59,6 +78,16 @@ trait ErasedSpoke<H> {
         hub: H,
         resolver: &dyn ApiVersionResolver,
     ) -> Result<Value, ConversionError>;
+    fn hub_from_json(
+        &self,
+        object: &str,
+        resolver: &dyn ApiVersionResolver,
+    ) -> Result<H, ConversionError>;
+    fn json_from_hub(
+        &self,
+        hub: H,
+        resolver: &dyn ApiVersionResolver,
+    ) -> Result<String, ConversionError>;
 }
 
 struct SpokeOf<S>(PhantomData<fn() -> S>);
@@ -94,6 +123,47 @@ impl<H: Hub, S: Spoke<H>> ErasedSpoke<H> for SpokeOf<S> {
     ) -> Result<Value, ConversionError> {
         encode(&S::from_hub(hub, resolver)?)
     }
+
+    fn hub_from_json(
+        &self,
+        object: &str,
+        resolver: &dyn ApiVersionResolver,
+    ) -> Result<H, ConversionError> {
+        decode_str::<S>(object, self.api_version())?.to_hub(resolver)
+    }
+
+    fn json_from_hub(
+        &self,
+        hub: H,
+        resolver: &dyn ApiVersionResolver,
+    ) -> Result<String, ConversionError> {
+        serde_json::to_string(&S::from_hub(hub, resolver)?).map_err(ConversionError::Encode)
+    }
+}
+
+fn decode_str<T: DeserializeOwned>(
+    object: &str,
+    api_version: String,
+) -> Result<T, ConversionError> {
+    serde_json::from_str(object).map_err(|source| ConversionError::Decode {
+        api_version,
+        source,
+    })
+}
+
+/// The apiVersion and kind of a JSON object, read without building the object.
+#[derive(serde::Deserialize)]
+struct TypeProbe<'a> {
+    #[serde(rename = "apiVersion", borrow, default)]
+    api_version: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// Where an object goes: nowhere (already there) or from a version to another.
+enum Route {
+    Same,
+    Convert { source: String },
 }
 
 /// An [`ObjectConverter`] for a hub type `H` and any number of spokes.
@@ -146,13 +216,6 @@ impl<'r, H: Hub + 'r> HubSpokeConverter<'r, H> {
     }
 }
 
-fn string_field<'a>(object: &'a Value, field: &'static str) -> Result<&'a str, ConversionError> {
-    object
-        .get(field)
-        .and_then(Value::as_str)
-        .ok_or(ConversionError::MissingTypeMeta { field })
-}
-
 impl<'r, H: Hub + 'r> ObjectConverter for HubSpokeConverter<'r, H> {
     fn kind(&self) -> String {
         H::kind(&()).into_owned()
@@ -165,26 +228,11 @@ impl<'r, H: Hub + 'r> ObjectConverter for HubSpokeConverter<'r, H> {
     }
 
     fn convert(&self, object: Value, desired: &str) -> Result<Value, ConversionError> {
-        let kind = string_field(&object, "kind")?;
-        let expected_kind = H::kind(&());
-        if kind != expected_kind {
-            return Err(ConversionError::WrongKind {
-                found: kind.to_owned(),
-                expected: expected_kind.into_owned(),
-            });
-        }
-        let source = string_field(&object, "apiVersion")?.to_owned();
-        let hub_version = Self::hub_api_version();
-        let known = |v: &str| v == hub_version || self.spoke(v).is_some();
-        if !known(desired) {
-            return Err(self.unsupported(desired));
-        }
-        if !known(&source) {
-            return Err(self.unsupported(&source));
-        }
-        if source == desired {
+        let kind = object.get("kind").and_then(Value::as_str);
+        let source = object.get("apiVersion").and_then(Value::as_str);
+        let Route::Convert { source } = self.route(kind, source, desired)? else {
             return Ok(object);
-        }
+        };
         let hub: H = match self.spoke(&source) {
             Some(spoke) => spoke.convert_to_hub(object, self.resolver)?,
             None => decode(object, source)?,
@@ -193,5 +241,63 @@ impl<'r, H: Hub + 'r> ObjectConverter for HubSpokeConverter<'r, H> {
             Some(spoke) => spoke.convert_from_hub(hub, self.resolver),
             None => encode(&hub),
         }
+    }
+
+    fn convert_json(&self, object: &str, desired: &str) -> Result<String, ConversionError> {
+        let probe: TypeProbe<'_> =
+            serde_json::from_str(object).map_err(|source| ConversionError::Decode {
+                api_version: "<unknown>".into(),
+                source,
+            })?;
+        let Route::Convert { source } =
+            self.route(probe.kind.as_deref(), probe.api_version.as_deref(), desired)?
+        else {
+            return Ok(object.to_owned());
+        };
+        let hub: H = match self.spoke(&source) {
+            Some(spoke) => spoke.hub_from_json(object, self.resolver)?,
+            None => decode_str(object, source)?,
+        };
+        match self.spoke(desired) {
+            Some(spoke) => spoke.json_from_hub(hub, self.resolver),
+            None => serde_json::to_string(&hub).map_err(ConversionError::Encode),
+        }
+    }
+}
+
+impl<'r, H: Hub + 'r> HubSpokeConverter<'r, H> {
+    /// Checks kind and versions and decides what to do.
+    fn route(
+        &self,
+        kind: Option<&str>,
+        source: Option<&str>,
+        desired: &str,
+    ) -> Result<Route, ConversionError> {
+        let kind = kind.ok_or(ConversionError::MissingTypeMeta { field: "kind" })?;
+        let expected_kind = H::kind(&());
+        if kind != expected_kind {
+            return Err(ConversionError::WrongKind {
+                found: kind.to_owned(),
+                expected: expected_kind.into_owned(),
+            });
+        }
+        let source = source.ok_or(ConversionError::MissingTypeMeta {
+            field: "apiVersion",
+        })?;
+        let hub_version = Self::hub_api_version();
+        let known = |v: &str| v == hub_version || self.spoke(v).is_some();
+        if !known(desired) {
+            return Err(self.unsupported(desired));
+        }
+        if !known(source) {
+            return Err(self.unsupported(source));
+        }
+        Ok(if source == desired {
+            Route::Same
+        } else {
+            Route::Convert {
+                source: source.to_owned(),
+            }
+        })
     }
 }

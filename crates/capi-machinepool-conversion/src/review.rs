@@ -3,6 +3,7 @@
 use kube_core::Status;
 use kube_core::conversion::{ConversionRequest, ConversionResponse, ConversionReview};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::{ObjectConverter, error_chain};
 
@@ -13,13 +14,54 @@ pub const REVIEW_KIND: &str = "ConversionReview";
 
 fn describe(index: usize, object: &Value) -> String {
     let meta = &object["metadata"];
-    let name = meta["name"].as_str().unwrap_or("<no name>");
-    let api_version = object["apiVersion"].as_str().unwrap_or("<no apiVersion>");
-    let kind = object["kind"].as_str().unwrap_or("<no kind>");
-    match meta["namespace"].as_str() {
+    label(
+        index,
+        object["kind"].as_str(),
+        object["apiVersion"].as_str(),
+        meta["namespace"].as_str(),
+        meta["name"].as_str(),
+    )
+}
+
+fn label(
+    index: usize,
+    kind: Option<&str>,
+    api_version: Option<&str>,
+    namespace: Option<&str>,
+    name: Option<&str>,
+) -> String {
+    let name = name.unwrap_or("<no name>");
+    let api_version = api_version.unwrap_or("<no apiVersion>");
+    let kind = kind.unwrap_or("<no kind>");
+    match namespace {
         Some(ns) => format!("object {index} ({kind} {ns}/{name}, {api_version})"),
         None => format!("object {index} ({kind} {name}, {api_version})"),
     }
+}
+
+fn unsupported_review(api_version: &str, kind: &str) -> Option<ConversionReview> {
+    if api_version == REVIEW_API_VERSION && kind == REVIEW_KIND {
+        return None;
+    }
+    let message = format!(
+        "unsupported review {api_version}/{kind}: expected {REVIEW_API_VERSION} {REVIEW_KIND}"
+    );
+    Some(
+        ConversionResponse::invalid(Status::failure(&message, "BadRequest").with_code(400))
+            .into_review(),
+    )
+}
+
+fn conversion_failure(
+    response: ConversionResponse,
+    label: &str,
+    desired: &str,
+    e: &crate::ConversionError,
+) -> ConversionReview {
+    let message = format!("failed to convert {label} to {desired}: {}", error_chain(e));
+    response
+        .failure(Status::failure(&message, "ConversionFailed").with_code(422))
+        .into_review()
 }
 
 /// Converts every object of the request to `desiredAPIVersion`.
@@ -43,13 +85,8 @@ fn describe(index: usize, object: &Value) -> String {
 /// ```
 #[must_use]
 pub fn handle(converter: &dyn ObjectConverter, review: ConversionReview) -> ConversionReview {
-    if review.types.api_version != REVIEW_API_VERSION || review.types.kind != REVIEW_KIND {
-        let message = format!(
-            "unsupported review {}/{}: expected {REVIEW_API_VERSION} {REVIEW_KIND}",
-            review.types.api_version, review.types.kind
-        );
-        return ConversionResponse::invalid(Status::failure(&message, "BadRequest").with_code(400))
-            .into_review();
+    if let Some(rejected) = unsupported_review(&review.types.api_version, &review.types.kind) {
+        return rejected;
     }
     let request = match ConversionRequest::from_review(review) {
         Ok(request) => request,
@@ -60,39 +97,142 @@ pub fn handle(converter: &dyn ObjectConverter, review: ConversionReview) -> Conv
             .into_review();
         }
     };
+    let mut request = request;
     let desired = request.desired_api_version.clone();
-    let objects = request.objects.clone();
+    let objects = std::mem::take(&mut request.objects);
     let response = ConversionResponse::for_request(request);
     let mut converted = Vec::with_capacity(objects.len());
     for (index, object) in objects.into_iter().enumerate() {
         let label = describe(index, &object);
         match converter.convert(object, &desired) {
             Ok(value) => converted.push(value),
-            Err(e) => {
-                let message = format!(
-                    "failed to convert {label} to {desired}: {}",
-                    error_chain(&e)
-                );
-                return response
-                    .failure(Status::failure(&message, "ConversionFailed").with_code(422))
-                    .into_review();
-            }
+            Err(e) => return conversion_failure(response, &label, &desired, &e),
         }
     }
     response.success(converted).into_review()
 }
 
-/// Like [`handle`], from and to JSON bytes. Undecodable input gives a `Failure` review.
+#[derive(serde::Deserialize)]
+struct RawReview<'a> {
+    #[serde(rename = "apiVersion", default)]
+    api_version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(borrow, default)]
+    request: Option<RawRequest<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawRequest<'a> {
+    uid: String,
+    #[serde(rename = "desiredAPIVersion")]
+    desired_api_version: String,
+    #[serde(borrow)]
+    objects: Vec<&'a RawValue>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct Probe<'a> {
+    #[serde(rename = "apiVersion", borrow, default)]
+    api_version: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    metadata: Option<ProbeMeta<'a>>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct ProbeMeta<'a> {
+    #[serde(borrow, default)]
+    name: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    namespace: Option<std::borrow::Cow<'a, str>>,
+}
+
+fn describe_json(index: usize, object: &str) -> String {
+    let p: Probe<'_> = serde_json::from_str(object).unwrap_or_default();
+    let meta = p.metadata.unwrap_or_default();
+    label(
+        index,
+        p.kind.as_deref(),
+        p.api_version.as_deref(),
+        meta.namespace.as_deref(),
+        meta.name.as_deref(),
+    )
+}
+
+fn to_bytes(review: &ConversionReview) -> Vec<u8> {
+    // A ConversionReview of JSON values always serializes.
+    serde_json::to_vec(review).unwrap_or_default()
+}
+
+fn invalid(message: &str) -> Vec<u8> {
+    to_bytes(
+        &ConversionResponse::invalid(Status::failure(message, "BadRequest").with_code(400))
+            .into_review(),
+    )
+}
+
+/// Like [`handle`], from and to JSON bytes, with the same responses. Objects are decoded into
+/// the typed versions and encoded back directly (no intermediate `serde_json::Value`), so the
+/// cost stays close to parsing and printing the review once. Undecodable input gives a
+/// `Failure` review.
 #[must_use]
 pub fn handle_json(converter: &dyn ObjectConverter, body: &[u8]) -> Vec<u8> {
-    let review = match serde_json::from_slice::<ConversionReview>(body) {
-        Ok(review) => handle(converter, review),
-        Err(e) => {
-            let message = format!("invalid ConversionReview: {e}");
-            ConversionResponse::invalid(Status::failure(&message, "BadRequest").with_code(400))
-                .into_review()
-        }
+    let raw: RawReview<'_> = match serde_json::from_slice(body) {
+        Ok(raw) => raw,
+        Err(e) => return invalid(&format!("invalid ConversionReview: {e}")),
     };
-    // A ConversionReview of JSON values always serializes.
-    serde_json::to_vec(&review).unwrap_or_default()
+    if let Some(rejected) = unsupported_review(&raw.api_version, &raw.kind) {
+        return to_bytes(&rejected);
+    }
+    let Some(request) = raw.request else {
+        return invalid("request missing in ConversionReview");
+    };
+    let RawRequest {
+        uid,
+        desired_api_version: desired,
+        objects,
+    } = request;
+    let response = ConversionResponse::for_request(ConversionRequest {
+        types: Some(kube_core::TypeMeta {
+            api_version: raw.api_version,
+            kind: raw.kind,
+        }),
+        uid,
+        desired_api_version: desired.clone(),
+        objects: Vec::new(),
+    });
+    let mut converted = Vec::with_capacity(objects.len());
+    for (index, object) in objects.iter().enumerate() {
+        match converter.convert_json(object.get(), &desired) {
+            Ok(json) => converted.push(json),
+            Err(e) => {
+                return to_bytes(&conversion_failure(
+                    response,
+                    &describe_json(index, object.get()),
+                    &desired,
+                    &e,
+                ));
+            }
+        }
+    }
+    // The envelope is printed by kube-core (so it is byte-identical to `handle`'s), then the
+    // converted objects are spliced into its empty `convertedObjects` list.
+    let envelope = to_bytes(&response.success(Vec::new()).into_review());
+    let marker = b"\"convertedObjects\":[]";
+    let Some(at) = envelope.windows(marker.len()).rposition(|w| w == marker) else {
+        return envelope;
+    };
+    let total: usize = converted.iter().map(|c| c.len() + 1).sum();
+    let mut out = Vec::with_capacity(envelope.len() + total);
+    out.extend_from_slice(&envelope[..at + marker.len() - 1]);
+    for (i, json) in converted.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(json.as_bytes());
+    }
+    out.extend_from_slice(&envelope[at + marker.len() - 1..]);
+    out
 }

@@ -162,3 +162,42 @@ fn object_type_errors_carry_the_field() {
         "{message}"
     );
 }
+
+#[test]
+fn json_fast_path_matches_the_typed_handler() {
+    let resolver = resolver();
+    let converter = machine_pool_converter(&resolver);
+    let v1 = yaml("conversion/v1beta1-every-field.yaml");
+    let v2 = yaml("conversion/v1beta2-every-field.yaml");
+    let mut bad = v1.clone();
+    bad["spec"]["template"]["spec"]["infrastructureRef"]["apiVersion"] = json!("a/b/c");
+    for (desired, objects) in [
+        ("cluster.x-k8s.io/v1beta2", vec![v1.clone(), v2.clone()]),
+        ("cluster.x-k8s.io/v1beta1", vec![v1.clone(), v2.clone()]),
+        ("cluster.x-k8s.io/v1beta2", vec![v1.clone(), bad]),
+        ("cluster.x-k8s.io/v1beta2", vec![]),
+    ] {
+        let body = review_of(desired, objects);
+        let typed = review::handle(&converter, serde_json::from_value(body.clone()).unwrap());
+        let fast: Value = serde_json::from_slice(&review::handle_json(
+            &converter,
+            &serde_json::to_vec(&body).unwrap(),
+        ))
+        .unwrap();
+        assert_eq!(fast, serde_json::to_value(&typed).unwrap(), "{desired}");
+    }
+}
+
+#[test]
+fn duplicate_keys_in_an_object_are_rejected() {
+    let body = br#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"cluster.x-k8s.io/v1beta2","objects":[
+      {"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","metadata":{"name":"a"},"spec":{"clusterName":"a","clusterName":"b"}}]}}"#;
+    let resolver = resolver();
+    let converter = machine_pool_converter(&resolver);
+    let out: Value = serde_json::from_slice(&review::handle_json(&converter, body)).unwrap();
+    let message = out["response"]["result"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("duplicate field `clusterName`"),
+        "{message}"
+    );
+}
