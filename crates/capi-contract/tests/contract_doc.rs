@@ -1,0 +1,56 @@
+//! `docs/contract.md` carries a table generated from the rule data; this test fails when the
+//! two drift apart (`UPDATE_DOCS=1 cargo test -p capi-contract --test contract_doc` rewrites it).
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use std::path::PathBuf;
+
+use capi_contract::rules::{Check, RULES, Subject};
+
+const BEGIN: &str = "<!-- BEGIN GENERATED RULES TABLE -->";
+const END: &str = "<!-- END GENERATED RULES TABLE -->";
+
+fn table() -> String {
+    let mut out = String::from("| Rule id | Level | Contracts | Applies to | Field | Type / shape | Read by | When absent or wrong | Checked on |\n|---|---|---|---|---|---|---|---|---|\n");
+    for r in RULES {
+        let subject = match r.subject {
+            Subject::AllResources => "all resources",
+            Subject::InfraMachinePool => "InfraMachinePool CRD",
+            Subject::InfraMachinePoolTemplate => "InfraMachinePoolTemplate CRD",
+            Subject::Object => "InfraMachinePool objects",
+        };
+        let check = match r.check {
+            Check::Crd => "CRD",
+            Check::Object => "objects (`--objects`)",
+            Check::Behavioural => "not statically checkable",
+        };
+        out.push_str(&format!(
+            "| [`{}`]({}) | {} | {} | {} | `{}` | {} | {} | {} | {} |\n",
+            r.id,
+            r.url(),
+            r.level,
+            r.contracts.join(", "),
+            subject,
+            r.field.replace('|', "\\|"),
+            r.shape.replace('|', "\\|"),
+            r.reader,
+            r.when_absent,
+            check
+        ));
+    }
+    out
+}
+
+#[test]
+fn contract_doc_table_matches_rule_data() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/contract.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let start = doc.find(BEGIN).expect("begin marker") + BEGIN.len();
+    let end = doc.find(END).expect("end marker");
+    let generated = format!("\n{}", table());
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        let updated = format!("{}{generated}{}", &doc[..start], &doc[end..]);
+        std::fs::write(&path, updated).unwrap();
+        return;
+    }
+    assert_eq!(&doc[start..end], generated, "docs/contract.md is out of date: run UPDATE_DOCS=1 cargo test -p capi-contract --test contract_doc");
+}
