@@ -20,7 +20,7 @@ pub struct AggregateOptions {
 
 /// Aggregates `source_type` over `objects`; an object without the condition counts as
 /// Unknown / `NotYetReported`. The message lists at most three distinct messages with their
-/// owners, then "And N <Kinds> with other issues" (see `docs/conditions.md`).
+/// owners, then `And N <Kinds> with other issues` (see `docs/conditions.md`).
 ///
 /// # Errors
 /// No object, or an invalid negative-polarity option.

@@ -22,7 +22,7 @@ pub enum Priority {
 /// ones, False the reverse, anything else Unknown.
 #[must_use]
 pub fn priority(condition: &Condition, negative_polarity: &[String]) -> Priority {
-    let negative = negative_polarity.iter().any(|t| *t == condition.type_);
+    let negative = negative_polarity.contains(&condition.type_);
     match (condition.status.as_str(), negative) {
         (TRUE, false) | (FALSE, true) => Priority::Info,
         (FALSE, false) | (TRUE, true) => Priority::Issue,
@@ -303,7 +303,7 @@ fn aggregate_lines(inputs: &[&(MergeInput, Priority)], suffixes: &[(Priority, &s
                 g.owners.join(","),
             )
         };
-        groups.sort_by(|a, b| key(a).cmp(&key(b)));
+        groups.sort_by_key(key);
         let mut remaining: BTreeMap<Priority, usize> = BTreeMap::new();
         for g in &mut groups {
             let p = message_priority

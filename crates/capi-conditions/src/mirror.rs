@@ -28,7 +28,7 @@ pub struct MirrorOptions {
 
 /// The mirrored condition: status, reason, message and `lastTransitionTime` of the source
 /// condition (observedGeneration is left for [`set`]); else the fallback; else
-/// Unknown / `NotYetReported` / "Condition <type> not yet reported".
+/// Unknown / `NotYetReported` / `Condition <type> not yet reported`.
 ///
 /// ```
 /// use capi_conditions::{ConditionSet, new_condition, mirror::{mirror, MirrorOptions}};

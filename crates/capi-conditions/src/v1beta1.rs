@@ -234,7 +234,7 @@ pub fn group(c: &Condition, negative_polarity: &[&str]) -> u8 {
 pub struct SummaryOptions<'a> {
     /// Only these types, in this priority order (default: every type but Ready).
     pub with_conditions: Vec<&'a str>,
-    /// Message "<true> of <n> completed" instead of the top condition's message.
+    /// Message `<true> of <n> completed` instead of the top condition's message.
     pub step_counter: bool,
     /// Negative-polarity types.
     pub negative_polarity: Vec<&'a str>,

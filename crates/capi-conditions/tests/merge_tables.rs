@@ -42,7 +42,13 @@ fn agg(
 #[test]
 fn aggregate_vectors() {
     let d = AggregateOptions::default();
-    let cases: Vec<(&str, Vec<(&str, &str)>, &str, &str)> = vec![
+    type Case = (
+        &'static str,
+        Vec<(&'static str, &'static str)>,
+        &'static str,
+        &'static str,
+    );
+    let cases: Vec<Case> = vec![
         (
             "one issue",
             vec![("False", "Message-1"), ("True", "Message-99")],

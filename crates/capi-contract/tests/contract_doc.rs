@@ -10,7 +10,9 @@ const BEGIN: &str = "<!-- BEGIN GENERATED RULES TABLE -->";
 const END: &str = "<!-- END GENERATED RULES TABLE -->";
 
 fn table() -> String {
-    let mut out = String::from("| Rule id | Level | Contracts | Applies to | Field | Type / shape | Read by | When absent or wrong | Checked on |\n|---|---|---|---|---|---|---|---|---|\n");
+    let mut out = String::from(
+        "| Rule id | Level | Contracts | Applies to | Field | Type / shape | Read by | When absent or wrong | Checked on |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
     for r in RULES {
         let subject = match r.subject {
             Subject::AllResources => "all resources",
@@ -52,5 +54,9 @@ fn contract_doc_table_matches_rule_data() {
         std::fs::write(&path, updated).unwrap();
         return;
     }
-    assert_eq!(&doc[start..end], generated, "docs/contract.md is out of date: run UPDATE_DOCS=1 cargo test -p capi-contract --test contract_doc");
+    assert_eq!(
+        &doc[start..end],
+        generated,
+        "docs/contract.md is out of date: run UPDATE_DOCS=1 cargo test -p capi-contract --test contract_doc"
+    );
 }
