@@ -179,26 +179,43 @@ fn invalid(message: &str) -> Vec<u8> {
 /// `Failure` review.
 #[must_use]
 pub fn handle_json(converter: &dyn ObjectConverter, body: &[u8]) -> Vec<u8> {
+    handle_json_with_status(converter, body).1
+}
+
+/// [`handle_json`] with the HTTP status a webhook should answer with: 400 when the body is not
+/// a readable `apiextensions.k8s.io/v1` ConversionReview with a request, else 200 (conversion
+/// failures are reported inside the review, as the API server expects).
+#[must_use]
+pub fn handle_json_with_status(converter: &dyn ObjectConverter, body: &[u8]) -> (u16, Vec<u8>) {
     let raw: RawReview<'_> = match serde_json::from_slice(body) {
         Ok(raw) => raw,
-        Err(e) => return invalid(&format!("invalid ConversionReview: {e}")),
+        Err(e) => return (400, invalid(&format!("invalid ConversionReview: {e}"))),
     };
     if let Some(rejected) = unsupported_review(&raw.api_version, &raw.kind) {
-        return to_bytes(&rejected);
+        return (400, to_bytes(&rejected));
     }
     let Some(request) = raw.request else {
-        return invalid("request missing in ConversionReview");
+        return (400, invalid("request missing in ConversionReview"));
     };
+    (
+        200,
+        convert_request(converter, raw.api_version, raw.kind, request),
+    )
+}
+
+fn convert_request(
+    converter: &dyn ObjectConverter,
+    api_version: String,
+    kind: String,
+    request: RawRequest<'_>,
+) -> Vec<u8> {
     let RawRequest {
         uid,
         desired_api_version: desired,
         objects,
     } = request;
     let response = ConversionResponse::for_request(ConversionRequest {
-        types: Some(kube_core::TypeMeta {
-            api_version: raw.api_version,
-            kind: raw.kind,
-        }),
+        types: Some(kube_core::TypeMeta { api_version, kind }),
         uid,
         desired_api_version: desired.clone(),
         objects: Vec::new(),

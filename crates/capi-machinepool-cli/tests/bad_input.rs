@@ -1,0 +1,243 @@
+//! Hostile input: deep nesting, huge lists, 1 MB strings, invalid UTF-8, duplicate keys and
+//! numbers out of range. Each gets a clear error (or a correct verdict), never a panic.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use capi_contract::load::{Document, LoadError, parse_documents, read_text};
+use capi_contract::object_check::check_object;
+use capi_contract::{Outcome, Report};
+use capi_machinepool_api::admission::{
+    FeatureGates, FieldErrorType, default_machine_pool, validate_machine_pool,
+};
+use capi_machinepool_api::v1beta2;
+use capi_machinepool_conversion::{StaticResolver, machine_pool_converter, review};
+use serde_json::{Value, json};
+
+fn pool() -> Value {
+    json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool", "metadata": {"name": "mp", "namespace": "default"},
+        "spec": {"clusterName": "c", "replicas": 1, "template": {"spec": {"clusterName": "c", "bootstrap": {"dataSecretName": "s"},
+            "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachinePool", "name": "d"}}}}})
+}
+
+fn review_body(objects_json: &str) -> Vec<u8> {
+    format!(r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"cluster.x-k8s.io/v1beta1","objects":[{objects_json}]}}}}"#).into_bytes()
+}
+
+fn convert(body: &[u8]) -> (u16, Value) {
+    let resolver = StaticResolver::new().with(
+        "infrastructure.cluster.x-k8s.io",
+        "DockerMachinePool",
+        "infrastructure.cluster.x-k8s.io/v1beta2",
+    );
+    let converter = machine_pool_converter(&resolver);
+    let (status, out) = review::handle_json_with_status(&converter, body);
+    (status, serde_json::from_slice(&out).unwrap())
+}
+
+fn temp(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("capi-bad-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let depth = 100_000;
+    let nested = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let object = format!(
+        r#"{{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool","metadata":{{"name":"x"}},"spec":{{"extra":{nested}}}}}"#
+    );
+    // Fast path: the nesting sits in an unknown field, which is skipped without recursion and
+    // dropped (as the Go types and the API server's pruning drop it): no crash, no stack use.
+    let (status, out) = convert(&review_body(&object));
+    assert_eq!(status, 200);
+    assert_eq!(out["response"]["result"]["status"], "Success");
+    assert!(
+        out["response"]["convertedObjects"][0]["spec"]
+            .get("extra")
+            .is_none()
+    );
+    // Through `serde_json::Value` (kube-core's ConversionReview) the depth limit is an error.
+    let err = serde_json::from_slice::<capi_machinepool_conversion::conversion::ConversionReview>(
+        &review_body(&object),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("recursion limit exceeded"),
+        "{err}"
+    );
+    // The CLI names the file and document.
+    let file = temp("deep.yaml", object.as_bytes());
+    let out = Command::new(env!("CARGO_BIN_EXE_capi-machinepool"))
+        .args(["validate", "-f", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("deep.yaml#0"), "{stderr}");
+    let yaml = format!("a: {nested}\n");
+    let err = parse_documents("deep.yaml", &yaml).unwrap_err().to_string();
+    assert!(err.starts_with("deep.yaml: "), "{err}");
+}
+
+#[test]
+fn ten_thousand_provider_ids() {
+    let ids: Vec<String> = (0..10_000)
+        .map(|i| format!("aws:///us-east-1a/i-{i:08}"))
+        .collect();
+    let mut mp = pool();
+    mp["spec"]["providerIDList"] = json!(ids);
+    // Converts both ways and keeps every entry.
+    let (status, out) = convert(&review_body(&mp.to_string()));
+    assert_eq!(status, 200);
+    assert_eq!(
+        out["response"]["convertedObjects"][0]["spec"]["providerIDList"]
+            .as_array()
+            .unwrap()
+            .len(),
+        10_000
+    );
+    // 10,000 is the schema's limit; 10,001 is reported by `validate` at the field.
+    let mut too_many = mp.clone();
+    too_many["spec"]["providerIDList"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("aws:///extra"));
+    let file = temp("too-many.json", too_many.to_string().as_bytes());
+    let out = Command::new(env!("CARGO_BIN_EXE_capi-machinepool"))
+        .args(["validate", "-f", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("spec.providerIDList: ") && text.contains("(schema)"),
+        "{text}"
+    );
+    // And by the contract object check on an InfraMachinePool.
+    let mut infra = json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "DockerMachinePool", "metadata": {"name": "d"}});
+    infra["spec"]["providerIDList"] = too_many["spec"]["providerIDList"].clone();
+    let mut report = Report::default();
+    check_object(
+        &Document {
+            source: "x#0".into(),
+            value: infra,
+        },
+        "v1beta2",
+        &mut report,
+    );
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.outcome == Outcome::Fail && f.message.contains("10001 entries"))
+    );
+}
+
+#[test]
+fn one_megabyte_strings() {
+    let big = "x".repeat(1024 * 1024);
+    let mut mp: v1beta2::MachinePool = serde_json::from_value(pool()).unwrap();
+    mp.spec
+        .template
+        .metadata
+        .annotations
+        .insert("example.com/big".into(), big.clone());
+    default_machine_pool(&mut mp, None).unwrap();
+    let errs = validate_machine_pool(&mp, None, &FeatureGates::default());
+    assert!(
+        errs.iter().any(|e| e.type_ == FieldErrorType::TooLong
+            && e.field == "spec.template.metadata.annotations"),
+        "{errs:?}"
+    );
+    // A 1 MB name converts and comes back intact (the API server would reject it; we do not truncate).
+    let mut v = pool();
+    v["spec"]["template"]["spec"]["infrastructureRef"]["name"] = json!(big);
+    let (status, out) = convert(&review_body(&v.to_string()));
+    assert_eq!(status, 200);
+    assert_eq!(out["response"]["convertedObjects"][0]["spec"]["template"]["spec"]["infrastructureRef"]["name"].as_str().unwrap().len(), 1024 * 1024);
+}
+
+#[test]
+fn invalid_utf8() {
+    let file = temp(
+        "latin1.yaml",
+        b"kind: MachinePool\nmetadata:\n  name: caf\xe9\n",
+    );
+    match read_text(&file) {
+        Err(LoadError::Utf8 { valid_up_to, .. }) => assert_eq!(valid_up_to, 39),
+        other => panic!("{other:?}"),
+    }
+    let (status, out) =
+        convert(b"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"Conversion\xffReview\"}");
+    assert_eq!(status, 400);
+    assert_eq!(out["response"]["result"]["status"], "Failure");
+}
+
+#[test]
+fn duplicate_keys() {
+    let err = parse_documents("dup.yaml", "spec:\n  clusterName: a\n  clusterName: b\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("dup.yaml") && err.to_lowercase().contains("duplicate"),
+        "{err}"
+    );
+    let object = r#"{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool","metadata":{"name":"x"},"spec":{"replicas":1,"replicas":2}}"#;
+    let (_, out) = convert(&review_body(object));
+    assert!(
+        out["response"]["result"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate field `replicas`")
+    );
+}
+
+#[test]
+fn numbers_out_of_int32_range() {
+    for (field, value) in [
+        ("replicas", json!(2_147_483_648_i64)),
+        ("replicas", json!(-2_147_483_649_i64)),
+        ("replicas", json!(1.5)),
+    ] {
+        let mut v = pool();
+        v["spec"][field] = value.clone();
+        let err = serde_json::from_value::<v1beta2::MachinePool>(v.clone())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("expected i32"), "{value}: {err}");
+        let (_, out) = convert(&review_body(&v.to_string()));
+        let message = out["response"]["result"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("object 0 (MachinePool default/mp")
+                && message.contains("expected i32"),
+            "{message}"
+        );
+    }
+    // Durations beyond int32 seconds are capped as upstream does.
+    let mut v1 = json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool", "metadata": {"name": "x"},
+        "spec": {"clusterName": "c", "template": {"spec": {"clusterName": "c", "bootstrap": {"dataSecretName": "s"}, "infrastructureRef": {}, "nodeDrainTimeout": "2000000h"}}}});
+    let body = format!(
+        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"cluster.x-k8s.io/v1beta2","objects":[{v1}]}}}}"#
+    );
+    let (_, out) = convert(body.as_bytes());
+    assert_eq!(
+        out["response"]["convertedObjects"][0]["spec"]["template"]["spec"]["deletion"]["nodeDrainTimeoutSeconds"],
+        2_147_483_647
+    );
+    v1["spec"]["template"]["spec"]["nodeDrainTimeout"] = json!("9999999999h");
+    let body = format!(
+        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"cluster.x-k8s.io/v1beta2","objects":[{v1}]}}}}"#
+    );
+    let (_, out) = convert(body.as_bytes());
+    assert!(
+        out["response"]["result"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("invalid duration")
+    );
+}

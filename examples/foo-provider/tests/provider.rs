@@ -1,0 +1,103 @@
+//! The example provider passes the contract check, converts through the generic handler, and
+//! computes its Ready condition.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use capi_conditions::{new_condition, set};
+use capi_contract::{CheckOptions, CrdInput, Outcome, check_crds};
+use capi_machinepool_conversion::{StaticResolver, review};
+use foo_provider::{converter, crds, ready_condition, v1beta1};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+use serde_json::{Value, json};
+
+#[test]
+fn own_crds_pass_the_contract_check() {
+    let inputs: Vec<CrdInput> = crds()
+        .into_iter()
+        .map(|crd| CrdInput {
+            source: "foo-provider".into(),
+            crd,
+            notes: vec![],
+        })
+        .collect();
+    for opts in [
+        CheckOptions::default(),
+        CheckOptions {
+            v1beta1_compat: false,
+            ..CheckOptions::default()
+        },
+    ] {
+        let report = check_crds(&inputs, &opts);
+        let problems: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn))
+            .collect();
+        assert!(problems.is_empty(), "{problems:#?}");
+        assert!(
+            report
+                .findings
+                .iter()
+                .any(|f| f.rule == "initialization-provisioned" && f.outcome == Outcome::Pass)
+        );
+        assert!(
+            report
+                .findings
+                .iter()
+                .any(|f| f.rule == "ready" && f.outcome == Outcome::Pass),
+            "v1alpha1 checked against the v1beta1 contract"
+        );
+    }
+}
+
+#[test]
+fn converts_through_the_generic_handler() {
+    let resolver = StaticResolver::new();
+    let converter = converter(&resolver);
+    let spoke = json!({"apiVersion": "infrastructure.foo.example.com/v1alpha1", "kind": "FooMachinePool", "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"providerIDList": ["foo://1"], "instanceType": "large"}, "status": {"ready": true, "replicas": 1}});
+    let body = serde_json::to_vec(&json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+        "request": {"uid": "u", "desiredAPIVersion": "infrastructure.foo.example.com/v1beta1", "objects": [spoke.clone()]}})).unwrap();
+    let out: Value = serde_json::from_slice(&review::handle_json(&converter, &body)).unwrap();
+    let hub = &out["response"]["convertedObjects"][0];
+    assert_eq!(hub["apiVersion"], "infrastructure.foo.example.com/v1beta1");
+    assert_eq!(hub["status"]["initialization"]["provisioned"], true);
+    let body = serde_json::to_vec(&json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+        "request": {"uid": "u", "desiredAPIVersion": "infrastructure.foo.example.com/v1alpha1", "objects": [hub]}})).unwrap();
+    let back: Value = serde_json::from_slice(&review::handle_json(&converter, &body)).unwrap();
+    assert_eq!(back["response"]["convertedObjects"][0], spoke);
+}
+
+#[test]
+fn ready_is_a_summary_of_the_provider_conditions() {
+    let now = Time(Timestamp::from_second(1_800_000_000).unwrap());
+    let mut pool = v1beta1::FooMachinePool::default();
+    set(
+        &mut pool,
+        new_condition("ScalingGroupReady", "True", "Ready", ""),
+        &now,
+    );
+    let ready = ready_condition(&pool);
+    assert_eq!(
+        (ready.status.as_str(), ready.message.as_str()),
+        (
+            "Unknown",
+            "* LaunchTemplateReady: Condition not yet reported"
+        )
+    );
+    set(
+        &mut pool,
+        new_condition("LaunchTemplateReady", "False", "Invalid", "image not found"),
+        &now,
+    );
+    assert_eq!(
+        ready_condition(&pool).message,
+        "* LaunchTemplateReady: image not found"
+    );
+    set(
+        &mut pool,
+        new_condition("LaunchTemplateReady", "True", "Ready", ""),
+        &now,
+    );
+    assert_eq!(ready_condition(&pool).status, "True");
+}
