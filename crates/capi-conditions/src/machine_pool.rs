@@ -473,9 +473,28 @@ fn missing_refs_fragment(inputs: &Inputs<'_>) -> String {
     }
 }
 
-fn desired_and_current(mp: &MachinePool) -> Option<(i32, i32)> {
-    let desired = if deleting(mp) { 0 } else { mp.spec.replicas? };
-    Some((desired, mp.status.replicas.unwrap_or(0)))
+/// Desired replicas (0 while deleting) and current ones, or the Unknown condition of type `t`
+/// while `spec.replicas` is unset.
+fn desired_and_current(mp: &MachinePool, t: &str) -> Result<(i32, i32), Box<Condition>> {
+    let Some(replicas) = mp.spec.replicas else {
+        return Err(Box::new(new_condition(
+            t,
+            UNKNOWN,
+            reason::WAITING_FOR_REPLICAS_SET,
+            "Waiting for spec.replicas set",
+        )));
+    };
+    let desired = if deleting(mp) { 0 } else { replicas };
+    Ok((desired, mp.status.replicas.unwrap_or(0)))
+}
+
+/// `a, b, c` or `a, b, c, ... (k more)`.
+fn names_with_more(names: &[&str]) -> String {
+    let mut list = names.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+    if names.len() > 3 {
+        list.push_str(&format!(", ... ({} more)", names.len() - 3));
+    }
+    list
 }
 
 /// `ScalingUp`: True while `status.replicas < spec.replicas`.
@@ -483,16 +502,9 @@ fn desired_and_current(mp: &MachinePool) -> Option<(i32, i32)> {
 pub fn scaling_up(inputs: &Inputs<'_>) -> Condition {
     let t = ct::SCALING_UP;
     let mp = inputs.machine_pool;
-    if mp.spec.replicas.is_none() {
-        return new_condition(
-            t,
-            UNKNOWN,
-            reason::WAITING_FOR_REPLICAS_SET,
-            "Waiting for spec.replicas set",
-        );
-    }
-    let Some((desired, current)) = desired_and_current(mp) else {
-        return internal_error(t);
+    let (desired, current) = match desired_and_current(mp, t) {
+        Ok(v) => v,
+        Err(waiting) => return *waiting,
     };
     let fragment = missing_refs_fragment(inputs);
     if current >= desired {
@@ -531,12 +543,9 @@ fn stale_deleting_machines(inputs: &Inputs<'_>) -> Option<String> {
     } else {
         ("Machines", "are")
     };
-    let mut list = names.iter().take(3).copied().collect::<Vec<_>>().join(", ");
-    if names.len() > 3 {
-        list.push_str(&format!(", ... ({} more)", names.len() - 3));
-    }
     Some(format!(
-        "{noun} {list} {verb} in deletion since more than 15m"
+        "{noun} {} {verb} in deletion since more than 15m",
+        names_with_more(&names)
     ))
 }
 
@@ -545,16 +554,9 @@ fn stale_deleting_machines(inputs: &Inputs<'_>) -> Option<String> {
 pub fn scaling_down(inputs: &Inputs<'_>) -> Condition {
     let t = ct::SCALING_DOWN;
     let mp = inputs.machine_pool;
-    if mp.spec.replicas.is_none() {
-        return new_condition(
-            t,
-            UNKNOWN,
-            reason::WAITING_FOR_REPLICAS_SET,
-            "Waiting for spec.replicas set",
-        );
-    }
-    let Some((desired, current)) = desired_and_current(mp) else {
-        return internal_error(t);
+    let (desired, current) = match desired_and_current(mp, t) {
+        Ok(v) => v,
+        Err(waiting) => return *waiting,
     };
     if current <= desired {
         return new_condition(t, FALSE, reason::NOT_SCALING_DOWN, "");
@@ -592,15 +594,8 @@ pub fn remediating(inputs: &Inputs<'_>) -> Condition {
                 one.name
             ),
             many => {
-                let mut list = many
-                    .iter()
-                    .take(3)
-                    .map(|m| m.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                if many.len() > 3 {
-                    list.push_str(&format!(", ... ({} more)", many.len() - 3));
-                }
+                let names: Vec<&str> = many.iter().map(|m| m.name.as_str()).collect();
+                let list = names_with_more(&names);
                 format!("Machines {list} are not healthy (not to be remediated by MachinePool)")
             }
         };

@@ -4,16 +4,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 use crate::types::{FALSE, TRUE, UNKNOWN};
 
-fn is_reason(s: &str) -> bool {
-    let Some(first) = s.chars().next() else {
-        return false;
-    };
-    let last = s.chars().last().unwrap_or(first);
-    first.is_ascii_alphabetic()
-        && (last.is_ascii_alphanumeric() || last == '_')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ',' | ':'))
-}
+use capi_machinepool_api::admission::metadata::is_condition_reason as is_reason;
 
 /// Every problem of the condition at `path` (e.g. `status.conditions[0]`); empty when valid.
 ///

@@ -117,17 +117,6 @@ pub(crate) fn violation(rule: &Rule) -> Outcome {
     }
 }
 
-fn labels_of(crd: &Value) -> BTreeMap<String, String> {
-    crd["metadata"]["labels"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn versions_of(crd: &Value) -> Vec<&Value> {
     crd["spec"]["versions"]
         .as_array()
@@ -402,7 +391,7 @@ fn check_labels(ctx: &mut Ctx<'_>, input: &CrdInput) -> Vec<(String, String)> {
     let crd = &input.crd;
     let name = name_of(crd);
     let contract = ctx.opts.contract.clone();
-    let labels = contract_labels(&labels_of(crd));
+    let labels = contract_labels(&crate::version::crd_labels(crd));
     let compatible = compatible_contracts(&contract);
     let served: BTreeMap<&str, bool> = versions_of(crd)
         .iter()

@@ -36,17 +36,7 @@ fn subject_of(doc: &Document) -> String {
     }
 }
 
-fn is_reason(s: &str) -> bool {
-    let mut chars = s.chars();
-    let Some(first) = chars.next() else {
-        return false;
-    };
-    let last = s.chars().last().unwrap_or(first);
-    first.is_ascii_alphabetic()
-        && (last.is_ascii_alphanumeric() || last == '_')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ',' | ':'))
-}
+use capi_machinepool_api::admission::metadata::is_condition_reason as is_reason;
 
 /// Checks one object against `contract`; non-InfraMachinePool documents are skipped.
 pub fn check_object(doc: &Document, contract: &str, report: &mut Report) {

@@ -153,6 +153,19 @@ pub fn contract_labels(labels: &BTreeMap<String, String>) -> BTreeMap<String, Ve
         .collect()
 }
 
+/// The string labels of a CRD given as JSON (`metadata.labels`; non-string values ignored).
+#[must_use]
+pub fn crd_labels(crd: &serde_json::Value) -> BTreeMap<String, String> {
+    crd["metadata"]["labels"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Contract and apiVersion (`group/version`) to use for a CRD (as JSON), from its labels.
 ///
 /// # Errors
@@ -169,14 +182,7 @@ pub fn resolve_crd(
     current: &str,
 ) -> Result<(String, String), ContractVersionError> {
     let name = crd["metadata"]["name"].as_str().unwrap_or_default();
-    let labels: BTreeMap<String, String> = crd["metadata"]["labels"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-                .collect()
-        })
-        .unwrap_or_default();
+    let labels = crd_labels(crd);
     let (contract, version) = latest_contract_and_version(name, &labels, current)?;
     let group = crd["spec"]["group"].as_str().unwrap_or_default();
     let api_version = if group.is_empty() {

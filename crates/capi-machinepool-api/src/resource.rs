@@ -1,9 +1,25 @@
 //! Shared wiring of the MachinePool root types of both versions: TypeMeta-checked serde,
 //! JSON schema, `kube_core::Resource` and `CustomResourceExt`.
 
-/// Error text used when a document carries another apiVersion or kind than the type expects.
-pub(crate) fn type_meta_mismatch(field: &str, found: &str, expected: &str) -> String {
-    format!("unexpected {field} {found:?}, expected {expected:?}")
+/// Checks a decoded TypeMeta (absent fields are accepted, as Go does); the error names the
+/// field, what was found and what was expected.
+pub(crate) fn check_type_meta(
+    api_version: Option<&str>,
+    kind: Option<&str>,
+    expected_api_version: &str,
+    expected_kind: &str,
+) -> Result<(), String> {
+    for (field, found, expected) in [
+        ("apiVersion", api_version, expected_api_version),
+        ("kind", kind, expected_kind),
+    ] {
+        if let Some(found) = found.filter(|f| *f != expected) {
+            return Err(format!(
+                "unexpected {field} {found:?}, expected {expected:?}"
+            ));
+        }
+    }
+    Ok(())
 }
 
 macro_rules! machine_pool_resource {
@@ -49,20 +65,8 @@ macro_rules! machine_pool_resource {
                     status: Option<$status>,
                 }
                 let wire = Wire::deserialize(deserializer)?;
-                if let Some(found) = wire.api_version.as_deref() {
-                    if found != $api_version {
-                        return Err(serde::de::Error::custom(
-                            crate::resource::type_meta_mismatch("apiVersion", found, $api_version),
-                        ));
-                    }
-                }
-                if let Some(found) = wire.kind.as_deref() {
-                    if found != crate::constants::KIND {
-                        return Err(serde::de::Error::custom(
-                            crate::resource::type_meta_mismatch("kind", found, crate::constants::KIND),
-                        ));
-                    }
-                }
+                crate::resource::check_type_meta(wire.api_version.as_deref(), wire.kind.as_deref(), $api_version, crate::constants::KIND)
+                    .map_err(serde::de::Error::custom)?;
                 Ok(Self {
                     metadata: wire.metadata.unwrap_or_default(),
                     spec: wire.spec.unwrap_or_default(),
@@ -177,20 +181,8 @@ macro_rules! machine_pool_resource {
                     items: Option<Vec<$root>>,
                 }
                 let wire = Wire::deserialize(deserializer)?;
-                if let Some(found) = wire.api_version.as_deref() {
-                    if found != $api_version {
-                        return Err(serde::de::Error::custom(
-                            crate::resource::type_meta_mismatch("apiVersion", found, $api_version),
-                        ));
-                    }
-                }
-                if let Some(found) = wire.kind.as_deref() {
-                    if found != crate::constants::LIST_KIND {
-                        return Err(serde::de::Error::custom(
-                            crate::resource::type_meta_mismatch("kind", found, crate::constants::LIST_KIND),
-                        ));
-                    }
-                }
+                crate::resource::check_type_meta(wire.api_version.as_deref(), wire.kind.as_deref(), $api_version, crate::constants::LIST_KIND)
+                    .map_err(serde::de::Error::custom)?;
                 Ok(Self { metadata: wire.metadata.unwrap_or_default(), items: wire.items.unwrap_or_default() })
             }
         }

@@ -116,6 +116,12 @@ impl CrdResolver {
         self.labels_by_crd.insert(crd_name.to_owned(), labels);
     }
 
+    /// Adds a CRD given as JSON (its name and `cluster.x-k8s.io/<contract>` labels are used).
+    pub fn add_crd_json(&mut self, crd: &serde_json::Value) {
+        let name = crd["metadata"]["name"].as_str().unwrap_or_default();
+        self.add(name, capi_contract::version::crd_labels(crd));
+    }
+
     /// Uses another current contract version than `v1beta2`.
     #[must_use]
     pub fn with_contract(mut self, contract: &str) -> Self {

@@ -133,20 +133,8 @@ fn resolver(crds: &[PathBuf]) -> Result<CrdResolver, String> {
         return Ok(resolver);
     }
     let (inputs, _) = capi_contract::load::load_crds(crds).map_err(|e| e.to_string())?;
-    for input in inputs {
-        let name = input.crd["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        let labels = input.crd["metadata"]["labels"]
-            .as_object()
-            .map(|m| {
-                m.iter()
-                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-                    .collect()
-            })
-            .unwrap_or_default();
-        resolver.add(&name, labels);
+    for input in &inputs {
+        resolver.add_crd_json(&input.crd);
     }
     Ok(resolver)
 }

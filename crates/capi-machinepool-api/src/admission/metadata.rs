@@ -114,6 +114,21 @@ pub fn label_value_errors(value: &str) -> Vec<String> {
     errs
 }
 
+/// True when `reason` matches the `metav1.Condition` reason pattern
+/// `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$` (non-empty, CamelCase-like).
+#[must_use]
+pub fn is_condition_reason(reason: &str) -> bool {
+    let Some(first) = reason.chars().next() else {
+        return false;
+    };
+    let last = reason.chars().last().unwrap_or(first);
+    first.is_ascii_alphabetic()
+        && (last.is_ascii_alphanumeric() || last == '_')
+        && reason
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ',' | ':'))
+}
+
 /// Validates template labels and annotations; `path` is e.g. `spec.template.metadata`.
 #[must_use]
 pub fn validate_object_meta(meta: &ObjectMeta, path: &str) -> Vec<FieldError> {

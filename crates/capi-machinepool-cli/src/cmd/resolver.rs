@@ -37,20 +37,8 @@ pub fn build(crd_paths: &[PathBuf], map: &[String]) -> Result<CliResolver, Strin
     let mut crds = CrdResolver::default();
     if !crd_paths.is_empty() {
         let (inputs, _) = capi_contract::load::load_crds(crd_paths).map_err(|e| e.to_string())?;
-        for input in inputs {
-            let name = input.crd["metadata"]["name"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            let labels = input.crd["metadata"]["labels"]
-                .as_object()
-                .map(|m| {
-                    m.iter()
-                        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-                        .collect()
-                })
-                .unwrap_or_default();
-            crds.add(&name, labels);
+        for input in &inputs {
+            crds.add_crd_json(&input.crd);
         }
     }
     Ok(CliResolver { fixed, crds })
