@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use serde_json::Value;
 
-use crate::access::HasConditions;
+use crate::access::{ConditionsMut, HasConditions};
 use crate::time::zero_time;
 use crate::types::{FALSE, TRUE, UNKNOWN, reason};
 
@@ -107,6 +107,44 @@ impl UnstructuredConditions {
     }
 }
 
+impl UnstructuredConditions {
+    /// Writes the conditions back into `object`: `status.v1beta2.conditions` when the object has
+    /// that list (a v1beta1 object), else `status.conditions`.
+    ///
+    /// ```
+    /// use capi_conditions::{new_condition, set, unstructured::UnstructuredConditions};
+    /// use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+    /// let mut obj = serde_json::json!({"kind": "FooMachinePool", "metadata": {"name": "p", "generation": 2}});
+    /// let mut view = UnstructuredConditions::from_value(&obj).unwrap();
+    /// let now = Time(k8s_openapi::jiff::Timestamp::from_second(1_800_000_000).unwrap());
+    /// set(&mut view, new_condition("Ready", "True", "Ready", ""), &now);
+    /// view.write_to(&mut obj);
+    /// assert_eq!(obj["status"]["conditions"][0]["observedGeneration"], 2);
+    /// ```
+    pub fn write_to(&self, object: &mut Value) {
+        let list = Value::Array(
+            self.conditions
+                .iter()
+                .filter_map(|c| serde_json::to_value(c).ok())
+                .collect(),
+        );
+        if !object["status"].is_object() {
+            object["status"] = Value::Object(serde_json::Map::new());
+        }
+        if object["status"]["v1beta2"]["conditions"].is_array() {
+            object["status"]["v1beta2"]["conditions"] = list;
+        } else {
+            object["status"]["conditions"] = list;
+        }
+    }
+}
+
+impl ConditionsMut for UnstructuredConditions {
+    fn conditions_mut(&mut self) -> &mut Vec<Condition> {
+        &mut self.conditions
+    }
+}
+
 impl HasConditions for UnstructuredConditions {
     fn conditions(&self) -> &[Condition] {
         &self.conditions
@@ -119,5 +157,53 @@ impl HasConditions for UnstructuredConditions {
     }
     fn name(&self) -> Cow<'_, str> {
         Cow::Borrowed(&self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn prefers_v1beta2_block_and_defaults_reason() {
+        let obj = json!({"status": {"conditions": [{"type": "Legacy", "status": "True"}],
+            "v1beta2": {"conditions": [{"type": "Ready", "status": "False", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}});
+        let view = UnstructuredConditions::from_value(&obj).unwrap();
+        assert_eq!(view.conditions().len(), 1);
+        assert_eq!(view.conditions()[0].reason, reason::NO_REASON_REPORTED);
+        let mut obj2 = obj.clone();
+        view.write_to(&mut obj2);
+        assert_eq!(
+            obj2["status"]["conditions"], obj["status"]["conditions"],
+            "legacy list untouched"
+        );
+    }
+
+    #[test]
+    fn errors() {
+        let bad = |c: Value| {
+            UnstructuredConditions::from_value(&json!({"status": {"conditions": [c]}})).unwrap_err()
+        };
+        assert_eq!(
+            bad(json!({"status": "True"})),
+            UnstructuredError::MissingType
+        );
+        assert_eq!(
+            bad(json!({"type": "A"})),
+            UnstructuredError::MissingStatus("A".into())
+        );
+        assert!(matches!(
+            bad(json!({"type": "A", "status": "Yes"})),
+            UnstructuredError::InvalidStatus { .. }
+        ));
+        assert!(matches!(
+            bad(json!({"type": "A", "status": "True", "lastTransitionTime": "yesterday"})),
+            UnstructuredError::InvalidTime(_)
+        ));
+        // Non-object items are skipped.
+        let ok = UnstructuredConditions::from_value(&json!({"status": {"conditions": [1, "x"]}}))
+            .unwrap();
+        assert!(ok.conditions().is_empty());
     }
 }

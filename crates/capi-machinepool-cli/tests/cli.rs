@@ -376,3 +376,20 @@ fn capi_machinepool_api_crd() -> Value {
         .unwrap()
         .remove(0)
 }
+
+#[test]
+fn example_provider_crds_pass_check() {
+    let mut yaml = String::new();
+    for crd in foo_provider::crds() {
+        yaml.push_str("---\n");
+        yaml.push_str(&serde_saphyr::to_string(&crd).unwrap());
+    }
+    let path = temp_file("foo-crds.yaml", yaml.as_bytes());
+    let out = run(
+        &["check", "--no-v1beta1-compat", path.to_str().unwrap()],
+        None,
+    );
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("0 fail, 0 warn"), "{text}");
+}
