@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use capi_machinepool_api::{v1beta1, v1beta2};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 
 /// An object with a list of v1beta2 (`metav1.Condition`) conditions.
 pub trait HasConditions {
@@ -29,12 +29,8 @@ pub trait ConditionsMut: HasConditions {
     fn conditions_mut(&mut self) -> &mut Vec<Condition>;
 }
 
-fn name_of(meta: &kube_meta::ObjectMeta) -> Cow<'_, str> {
+fn name_of(meta: &ObjectMeta) -> Cow<'_, str> {
     Cow::Borrowed(meta.name.as_deref().unwrap_or_default())
-}
-
-mod kube_meta {
-    pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 }
 
 impl HasConditions for v1beta2::MachinePool {
