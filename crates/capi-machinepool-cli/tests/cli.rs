@@ -393,3 +393,18 @@ fn example_provider_crds_pass_check() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("0 fail, 0 warn"), "{text}");
 }
+
+#[test]
+fn convert_to_the_current_version_changes_nothing() {
+    let input = corpus("objects/machine-pool.yaml");
+    let out = run(
+        &["convert", "--to", "v1beta2", "-f", input.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let original = std::fs::read_to_string(&input).unwrap();
+    assert_eq!(
+        stdout(&out).replace("---\n", ""),
+        original.replace("---\n", "")
+    );
+}

@@ -30,7 +30,8 @@ pub fn run(to: Version, crds: &[PathBuf], map: &[String], file: &Path) -> Result
     for (index, doc) in docs.into_iter().enumerate() {
         out.push_str("---\n");
         match doc.value {
-            Some(value) if is_machine_pool(&value) => {
+            // Already at the target version: untouched, like every other document.
+            Some(value) if is_machine_pool(&value) && value["apiVersion"] != target => {
                 let converted = converter.convert(value, target).map_err(|e| {
                     format!(
                         "{name}#{index}: cannot convert to {target}: {}",
