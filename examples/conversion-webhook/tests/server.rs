@@ -45,6 +45,14 @@ fn connector(cert: CertificateDer<'static>) -> TlsConnector {
 }
 
 async fn server(name: &str, max_body_bytes: usize) -> Server {
+    server_with_timeout(name, max_body_bytes, Duration::from_secs(10)).await
+}
+
+async fn server_with_timeout(
+    name: &str,
+    max_body_bytes: usize,
+    request_timeout: Duration,
+) -> Server {
     let dir =
         std::env::temp_dir().join(format!("conversion-webhook-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -58,7 +66,7 @@ async fn server(name: &str, max_body_bytes: usize) -> Server {
         key: dir.join("tls.key"),
         crds: vec![crds],
         max_body_bytes,
-        request_timeout: Duration::from_secs(10),
+        request_timeout,
         reload_interval: Duration::from_millis(100),
     };
     let running = start(config, async move {
@@ -244,6 +252,22 @@ async fn certificate_is_reloaded_when_the_files_change() {
         }
     }
     assert!(ok, "the new certificate was never served");
+    assert_eq!(s.request("GET", "/healthz", vec![]).await.0, 200);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_conversion_times_out_with_503() {
+    let s = server_with_timeout("timeout", 64 * 1024 * 1024, Duration::from_millis(1)).await;
+    let objects: Vec<Value> = (0..5000).map(|_| pool()).collect();
+    let (status, _) = s
+        .request(
+            "POST",
+            "/convert",
+            review("cluster.x-k8s.io/v1beta1", objects),
+        )
+        .await;
+    assert_eq!(status, 503);
     assert_eq!(s.request("GET", "/healthz", vec![]).await.0, 200);
     s.stop().await;
 }
