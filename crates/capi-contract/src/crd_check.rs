@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::naming::crd_name;
-use crate::report::{Finding, Outcome, Report};
+use crate::report::{Outcome, Report};
 use crate::rules::{Rule, rule};
 use crate::schema_view::{field, type_of, yaml_path};
 use crate::version::{compatible_contracts, contract_labels};
@@ -83,7 +83,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    // Private helper: the arguments are the fields of the finding.
+    // The arguments are the fields of the finding.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn add(
         &mut self,
@@ -95,9 +95,8 @@ impl Ctx<'_> {
         message: String,
         fix: &str,
     ) {
-        let Some(rule) = rule(id) else { return };
         self.report
-            .push(Finding::new(rule, outcome, subject, contract, path, message).with_fix(fix));
+            .record(id, outcome, subject, contract, path, message, fix);
     }
 
     /// Outcome of a temporary-compatibility form: a warning, or a failure without compat.

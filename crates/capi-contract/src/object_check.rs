@@ -3,28 +3,10 @@
 use serde_json::Value;
 
 use crate::load::Document;
-use crate::report::{Finding, Outcome, Report};
-use crate::rules::rule;
+use crate::report::{Outcome, Report};
 
 /// At most this many offending list entries are reported one by one.
 const MAX_ITEM_FINDINGS: usize = 10;
-
-// Private helper: the arguments are the fields of the finding.
-#[allow(clippy::too_many_arguments)]
-fn add(
-    report: &mut Report,
-    id: &str,
-    outcome: Outcome,
-    subject: &str,
-    contract: &str,
-    path: &str,
-    message: String,
-    fix: &str,
-) {
-    if let Some(rule) = rule(id) {
-        report.push(Finding::new(rule, outcome, subject, contract, path, message).with_fix(fix));
-    }
-}
 
 fn subject_of(doc: &Document) -> String {
     let v = &doc.value;
@@ -56,8 +38,7 @@ pub fn check_object(doc: &Document, contract: &str, report: &mut Report) {
     let subject = subject_of(doc);
     let meta_ok = v["apiVersion"].is_string() && v["metadata"]["name"].is_string();
     if meta_ok {
-        add(
-            report,
+        report.record(
             "type-and-object-meta",
             Outcome::Pass,
             &subject,
@@ -67,8 +48,7 @@ pub fn check_object(doc: &Document, contract: &str, report: &mut Report) {
             "",
         );
     } else {
-        add(
-            report,
+        report.record(
             "type-and-object-meta",
             Outcome::Fail,
             &subject,
@@ -90,8 +70,7 @@ fn provider_ids(v: &Value, subject: &str, contract: &str, report: &mut Report) {
         return;
     };
     let Some(items) = list.as_array() else {
-        add(
-            report,
+        report.record(
             "provider-id-list-values",
             Outcome::Fail,
             subject,
@@ -116,8 +95,7 @@ fn provider_ids(v: &Value, subject: &str, contract: &str, report: &mut Report) {
         if let Some(problem) = problem {
             bad += 1;
             if bad <= MAX_ITEM_FINDINGS {
-                add(
-                    report,
+                report.record(
                     "provider-id-list-values",
                     Outcome::Fail,
                     subject,
@@ -130,8 +108,7 @@ fn provider_ids(v: &Value, subject: &str, contract: &str, report: &mut Report) {
         }
     }
     if bad > MAX_ITEM_FINDINGS {
-        add(
-            report,
+        report.record(
             "provider-id-list-values",
             Outcome::Fail,
             subject,
@@ -142,8 +119,7 @@ fn provider_ids(v: &Value, subject: &str, contract: &str, report: &mut Report) {
         );
     }
     if items.len() > 10000 {
-        add(
-            report,
+        report.record(
             "provider-id-list-values",
             Outcome::Fail,
             subject,
@@ -153,8 +129,7 @@ fn provider_ids(v: &Value, subject: &str, contract: &str, report: &mut Report) {
             "",
         );
     } else if bad == 0 {
-        add(
-            report,
+        report.record(
             "provider-id-list-values",
             Outcome::Pass,
             subject,
@@ -172,8 +147,7 @@ fn replicas(v: &Value, subject: &str, contract: &str, report: &mut Report) {
         return;
     };
     match r.as_i64() {
-        Some(n) if (0..=i64::from(i32::MAX)).contains(&n) => add(
-            report,
+        Some(n) if (0..=i64::from(i32::MAX)).contains(&n) => report.record(
             "replicas-values",
             Outcome::Pass,
             subject,
@@ -182,8 +156,7 @@ fn replicas(v: &Value, subject: &str, contract: &str, report: &mut Report) {
             n.to_string(),
             "",
         ),
-        _ => add(
-            report,
+        _ => report.record(
             "replicas-values",
             Outcome::Fail,
             subject,
@@ -200,8 +173,7 @@ fn conditions(v: &Value, subject: &str, contract: &str, report: &mut Report) {
         return;
     };
     let Some(items) = list.as_array() else {
-        add(
-            report,
+        report.record(
             "conditions-values",
             Outcome::Warn,
             subject,
@@ -245,8 +217,7 @@ fn conditions(v: &Value, subject: &str, contract: &str, report: &mut Report) {
         }
         if !issues.is_empty() {
             problems += 1;
-            add(
-                report,
+            report.record(
                 "conditions-values",
                 Outcome::Warn,
                 subject,
@@ -258,8 +229,7 @@ fn conditions(v: &Value, subject: &str, contract: &str, report: &mut Report) {
         }
     }
     if problems == 0 {
-        add(
-            report,
+        report.record(
             "conditions-values",
             Outcome::Pass,
             subject,
@@ -283,8 +253,7 @@ fn consistency(v: &Value, subject: &str, contract: &str, report: &mut Report) {
         return;
     };
     if usize::try_from(replicas).ok() == Some(ids.len()) {
-        add(
-            report,
+        report.record(
             "replicas-consistency",
             Outcome::Pass,
             subject,
@@ -294,8 +263,7 @@ fn consistency(v: &Value, subject: &str, contract: &str, report: &mut Report) {
             "",
         );
     } else {
-        add(
-            report,
+        report.record(
             "replicas-consistency",
             Outcome::Warn,
             subject,

@@ -103,6 +103,25 @@ impl Report {
         self.findings.push(finding);
     }
 
+    /// Appends a finding for the rule `id` (its level and link filled in); ids are the
+    /// crate's own constants, checked by a test, so an unknown id is a bug and is skipped.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record(
+        &mut self,
+        id: &str,
+        outcome: Outcome,
+        subject: &str,
+        contract: &str,
+        path: &str,
+        message: String,
+        fix: &str,
+    ) {
+        debug_assert!(crate::rules::rule(id).is_some(), "unknown rule id {id}");
+        if let Some(rule) = crate::rules::rule(id) {
+            self.push(Finding::new(rule, outcome, subject, contract, path, message).with_fix(fix));
+        }
+    }
+
     /// True when a finding failed (a MUST rule is violated).
     #[must_use]
     pub fn has_failures(&self) -> bool {

@@ -590,4 +590,31 @@ mod tests {
             assert!(RULES.iter().any(|r| r.anchor == a), "{a}");
         }
     }
+
+    #[test]
+    fn every_rule_id_the_checks_report_exists() {
+        let sources = [
+            include_str!("crd_check.rs"),
+            include_str!("pool_schema.rs"),
+            include_str!("object_check.rs"),
+        ];
+        let mut used = 0;
+        for src in sources {
+            for (i, _) in src.match_indices('"') {
+                let rest = &src[i + 1..];
+                let Some(end) = rest.find('"') else { continue };
+                let word = &rest[..end];
+                // A rule id is the string right after `add(`, `record(`, `ctx,` or `rule(`.
+                let before = src[..i].trim_end();
+                let is_id_argument = ["add(", "record(", "ctx,", "rule("]
+                    .iter()
+                    .any(|p| before.ends_with(p));
+                if is_id_argument && !word.contains(' ') {
+                    used += 1;
+                    assert!(rule(word).is_some(), "unknown rule id {word:?}");
+                }
+            }
+        }
+        assert!(used > 40, "found only {used} rule id uses");
+    }
 }
