@@ -177,9 +177,9 @@ impl Check<'_> {
                     "initialization is reported through the deprecated status.ready (v1beta1 contract), not status.initialization.provisioned".into(),
                     "add `status.initialization.provisioned` (*bool) and set it with status.ready until v1beta1 support is dropped");
             }
-            (found, _) => {
+            _ => {
                 self.add(ctx, "initialization-provisioned", Outcome::Fail, &f,
-                    format!("status.initialization.provisioned is {}", describe(provisioned).replace("missing", if found.is_none() { "missing" } else { "mistyped" })),
+                    format!("status.initialization.provisioned is {}", describe(provisioned)),
                     "add `Initialization FooMachinePoolInitializationStatus` with `Provisioned *bool `json:\"provisioned,omitempty\"``");
             }
         }
