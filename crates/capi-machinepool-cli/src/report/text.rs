@@ -10,18 +10,36 @@ pub fn render(report: &Report, verbose: bool) -> String {
     let mut out = String::new();
     for (subject, findings) in grouped(&report.findings) {
         let contract = findings.first().map_or("", |f| f.contract.as_str());
-        let _ = writeln!(out, "{subject} (contract {contract})");
+        let mixed = findings.iter().any(|f| f.contract != contract);
+        if mixed {
+            let _ = writeln!(out, "{subject}");
+        } else {
+            let _ = writeln!(out, "{subject} (contract {contract})");
+        }
+        // Rules whose every check passed for this subject (a rule with any other outcome is
+        // listed with its findings instead).
         let mut passed = Vec::new();
+        for f in &findings {
+            let all_pass = findings
+                .iter()
+                .filter(|g| g.rule == f.rule)
+                .all(|g| g.outcome == Outcome::Pass);
+            if all_pass && !passed.contains(&f.rule) {
+                passed.push(f.rule);
+            }
+        }
         for f in findings {
             if f.outcome == Outcome::Pass && !verbose {
-                if !passed.contains(&f.rule) {
-                    passed.push(f.rule);
-                }
                 continue;
             }
+            let contract_note = if mixed {
+                format!(" (contract {})", f.contract)
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "  {:<4} {:<6} {:<28} {}",
+                "  {:<4} {:<6} {:<28} {}{contract_note}",
                 f.outcome, f.level, f.rule, f.path
             );
             let _ = writeln!(out, "       {}", f.message);
