@@ -184,3 +184,20 @@ fn unknown_fields_do_not_fail_deserialization() {
     .unwrap();
     assert_eq!(mp.spec.cluster_name, "c");
 }
+
+/// Byte for byte: the corpus MachinePool printed in Go's field order (TypeMeta `kind` first, then
+/// struct declaration order: spec clusterName/replicas/template, MachineSpec clusterName/
+/// bootstrap/infrastructureRef/version, ContractVersionedObjectReference kind/name/apiGroup).
+#[test]
+fn corpus_machine_pool_bytes_follow_go_field_order() {
+    let doc = corpus_machine_pools().remove(0);
+    let typed: v1beta2::MachinePool = serde_json::from_value(doc).unwrap();
+    let expected = concat!(
+        r#"{"kind":"MachinePool","apiVersion":"cluster.x-k8s.io/v1beta2","metadata":{"name":"worker-mp-0","namespace":"default"},"#,
+        r#""spec":{"clusterName":"my-cluster","replicas":2,"template":{"spec":{"clusterName":"my-cluster","#,
+        r#""bootstrap":{"configRef":{"kind":"KubeadmConfig","name":"worker-mp-0-config","apiGroup":"bootstrap.cluster.x-k8s.io"}},"#,
+        r#""infrastructureRef":{"kind":"DockerMachinePool","name":"worker-dmp-0","apiGroup":"infrastructure.cluster.x-k8s.io"},"#,
+        r#""version":"v1.37.0-rc.1"}}}}"#
+    );
+    assert_eq!(serde_json::to_string(&typed).unwrap(), expected);
+}
