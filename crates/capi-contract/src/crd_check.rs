@@ -83,22 +83,6 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    // The arguments are the fields of the finding.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn add(
-        &mut self,
-        id: &str,
-        outcome: Outcome,
-        subject: &str,
-        contract: &str,
-        path: &str,
-        message: String,
-        fix: &str,
-    ) {
-        self.report
-            .record(id, outcome, subject, contract, path, message, fix);
-    }
-
     /// Outcome of a temporary-compatibility form: a warning, or a failure without compat.
     pub(crate) fn compat(&self) -> Outcome {
         if self.opts.v1beta1_compat {
@@ -154,7 +138,7 @@ pub fn check_crds(inputs: &[CrdInput], opts: &CheckOptions) -> Report {
                 format!("{}Template", kind_of(&input.crd)),
             );
             if template_kinds.contains(&wanted) {
-                ctx.add(
+                ctx.report.record(
                     "template-resource",
                     Outcome::Pass,
                     name,
@@ -164,7 +148,7 @@ pub fn check_crds(inputs: &[CrdInput], opts: &CheckOptions) -> Report {
                     "",
                 );
             } else {
-                ctx.add(
+                ctx.report.record(
                     "template-resource",
                     Outcome::Warn,
                     name,
@@ -206,7 +190,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
     let (kind, group) = (kind_of(crd), group_of(crd));
     let scope = crd["spec"]["scope"].as_str().unwrap_or_default();
     if scope == "Namespaced" {
-        ctx.add(
+        ctx.report.record(
             "scope",
             Outcome::Pass,
             name,
@@ -216,7 +200,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
             "",
         );
     } else {
-        ctx.add(
+        ctx.report.record(
             "scope",
             Outcome::Fail,
             name,
@@ -228,7 +212,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
     }
     let expected = crd_name(group, kind);
     if name == expected {
-        ctx.add(
+        ctx.report.record(
             "crd-name",
             Outcome::Pass,
             name,
@@ -238,7 +222,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
             "",
         );
     } else {
-        ctx.add(
+        ctx.report.record(
             "crd-name",
             Outcome::Fail,
             name,
@@ -252,7 +236,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
         .as_str()
         .unwrap_or_default();
     if list_kind == format!("{kind}List") {
-        ctx.add(
+        ctx.report.record(
             "list-kind",
             Outcome::Pass,
             name,
@@ -262,7 +246,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
             "",
         );
     } else {
-        ctx.add(
+        ctx.report.record(
             "list-kind",
             Outcome::Fail,
             name,
@@ -277,7 +261,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     if categories.contains(&"cluster-api") {
-        ctx.add(
+        ctx.report.record(
             "categories",
             Outcome::Pass,
             name,
@@ -287,7 +271,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
             "",
         );
     } else {
-        ctx.add(
+        ctx.report.record(
             "categories",
             Outcome::Warn,
             name,
@@ -298,7 +282,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
         );
     }
     if group == "infrastructure.cluster.x-k8s.io" {
-        ctx.add(
+        ctx.report.record(
             "api-group",
             Outcome::Pass,
             name,
@@ -308,14 +292,14 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
             "",
         );
     } else {
-        ctx.add("api-group", Outcome::Info, name, &contract, "spec.group", format!("group {group:?} is not infrastructure.cluster.x-k8s.io"), "grant core controllers RBAC through a ClusterRole labelled cluster.x-k8s.io/aggregate-to-manager: \"true\"");
+        ctx.report.record("api-group", Outcome::Info, name, &contract, "spec.group", format!("group {group:?} is not infrastructure.cluster.x-k8s.io"), "grant core controllers RBAC through a ClusterRole labelled cluster.x-k8s.io/aggregate-to-manager: \"true\"");
     }
     for v in versions_of(crd) {
         let vname = v["name"].as_str().unwrap_or_default();
         let kube_like =
             crate::version::compare_kube_aware(vname, "v1alpha1") != std::cmp::Ordering::Less;
         if kube_like {
-            ctx.add(
+            ctx.report.record(
                 "version-policy",
                 Outcome::Pass,
                 name,
@@ -325,7 +309,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
                 "",
             );
         } else {
-            ctx.add(
+            ctx.report.record(
                 "version-policy",
                 Outcome::Warn,
                 name,
@@ -350,7 +334,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
         match role {
             Role::Pool => {
                 if v["subresources"]["status"].is_object() {
-                    ctx.add(
+                    ctx.report.record(
                         "status-subresource",
                         Outcome::Pass,
                         &subject,
@@ -360,7 +344,7 @@ fn check_crd(ctx: &mut Ctx<'_>, input: &CrdInput, role: Role) {
                         "",
                     );
                 } else {
-                    ctx.add(
+                    ctx.report.record(
                         "status-subresource",
                         Outcome::Warn,
                         &subject,
@@ -410,7 +394,7 @@ fn check_labels(ctx: &mut Ctx<'_>, input: &CrdInput) -> Vec<(String, String)> {
             let found = served.get(version.as_str()).copied();
             if found == Some(true) {
                 if is_compatible {
-                    ctx.add(
+                    ctx.report.record(
                         "contract-label-versions",
                         Outcome::Pass,
                         name,
@@ -445,7 +429,7 @@ fn check_labels(ctx: &mut Ctx<'_>, input: &CrdInput) -> Vec<(String, String)> {
             let fix = format!(
                 "point cluster.x-k8s.io/{label_contract} at served versions of the CRD (kustomization `labels`), or remove it"
             );
-            ctx.add(
+            ctx.report.record(
                 "contract-label-versions",
                 outcome,
                 name,
@@ -475,10 +459,10 @@ fn check_labels(ctx: &mut Ctx<'_>, input: &CrdInput) -> Vec<(String, String)> {
             message.push_str("; ");
             message.push_str(note);
         }
-        ctx.add("contract-label", Outcome::Fail, name, &contract, "metadata.labels", message,
+        ctx.report.record("contract-label", Outcome::Fail, name, &contract, "metadata.labels", message,
             &format!("add `cluster.x-k8s.io/{contract}: <versions>` to the CRD (kustomization `labels: - pairs:`)"));
     } else {
-        ctx.add(
+        ctx.report.record(
             "contract-label",
             Outcome::Pass,
             name,
@@ -490,7 +474,7 @@ fn check_labels(ctx: &mut Ctx<'_>, input: &CrdInput) -> Vec<(String, String)> {
     }
     if contract == "v1beta2" && !present.is_empty() {
         if present.contains(&"v1beta2") {
-            ctx.add(
+            ctx.report.record(
                 "deprecated-contract",
                 Outcome::Pass,
                 name,
@@ -501,7 +485,7 @@ fn check_labels(ctx: &mut Ctx<'_>, input: &CrdInput) -> Vec<(String, String)> {
             );
         } else {
             let outcome = ctx.compat();
-            ctx.add("deprecated-contract", outcome, name, &contract, "metadata.labels[cluster.x-k8s.io/v1beta2]",
+            ctx.report.record("deprecated-contract", outcome, name, &contract, "metadata.labels[cluster.x-k8s.io/v1beta2]",
                 "only the deprecated v1beta1 contract is implemented (accepted under the temporary compatibility)".into(),
                 "implement the v1beta2 contract in a CRD version and label it `cluster.x-k8s.io/v1beta2: <version>`");
         }
@@ -538,7 +522,7 @@ fn check_type_meta(
         .collect();
     let path = yaml_path(version, &[]);
     if wrong.is_empty() {
-        ctx.add(
+        ctx.report.record(
             "type-and-object-meta",
             Outcome::Pass,
             subject,
@@ -548,7 +532,7 @@ fn check_type_meta(
             "",
         );
     } else {
-        ctx.add(
+        ctx.report.record(
             "type-and-object-meta",
             Outcome::Fail,
             subject,
@@ -570,7 +554,7 @@ fn check_template_schema(
     let path = ["spec", "template", "spec"];
     let rule = rule("template-spec");
     match field(schema, &path).and_then(type_of) {
-        Some("object") => ctx.add(
+        Some("object") => ctx.report.record(
             "template-spec",
             Outcome::Pass,
             subject,
@@ -581,7 +565,7 @@ fn check_template_schema(
         ),
         other => {
             let outcome = rule.map_or(Outcome::Fail, violation);
-            ctx.add(
+            ctx.report.record(
                 "template-spec",
                 outcome,
                 subject,

@@ -64,9 +64,14 @@ pub fn check_object(doc: &Document, contract: &str, report: &mut Report) {
     consistency(v, &subject, contract, report);
 }
 
+/// `<section>.<name>` of the object, when present and not null.
+fn present<'a>(v: &'a Value, section: &str, name: &str) -> Option<&'a Value> {
+    v[section].get(name).filter(|x| !x.is_null())
+}
+
 fn provider_ids(v: &Value, subject: &str, contract: &str, report: &mut Report) {
     let path = "spec.providerIDList";
-    let Some(list) = v["spec"].get("providerIDList").filter(|l| !l.is_null()) else {
+    let Some(list) = present(v, "spec", "providerIDList") else {
         return;
     };
     let Some(items) = list.as_array() else {
@@ -143,7 +148,7 @@ fn provider_ids(v: &Value, subject: &str, contract: &str, report: &mut Report) {
 
 fn replicas(v: &Value, subject: &str, contract: &str, report: &mut Report) {
     let path = "status.replicas";
-    let Some(r) = v["status"].get("replicas").filter(|r| !r.is_null()) else {
+    let Some(r) = present(v, "status", "replicas") else {
         return;
     };
     match r.as_i64() {
@@ -169,7 +174,7 @@ fn replicas(v: &Value, subject: &str, contract: &str, report: &mut Report) {
 }
 
 fn conditions(v: &Value, subject: &str, contract: &str, report: &mut Report) {
-    let Some(list) = v["status"].get("conditions").filter(|c| !c.is_null()) else {
+    let Some(list) = present(v, "status", "conditions") else {
         return;
     };
     let Some(items) = list.as_array() else {

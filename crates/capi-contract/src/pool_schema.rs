@@ -60,7 +60,7 @@ impl Check<'_> {
         message: String,
         fix: &str,
     ) {
-        ctx.add(
+        ctx.report.record(
             id,
             outcome,
             self.subject,
