@@ -11,17 +11,34 @@ pub(crate) const QUALIFIED_NAME_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])
 
 /// Cluster API's own `ObjectMeta` for templates: only labels and annotations.
 ///
-/// In v1beta2 the schema additionally requires at least one property (`minProperties: 1`);
-/// an empty value is never emitted because the field is `omitzero`.
+/// In v1beta2 the schema additionally requires at least one property (`minProperties: 1`).
+/// `None` and `Some(empty)` are Go's nil and empty maps: both are left out, but an empty map
+/// makes the (`omitzero`) metadata non-zero, so Go prints it as `{}`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ObjectMeta {
     /// Map of string keys and values used to organize and categorize objects.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_map")]
+    pub labels: Option<BTreeMap<String, String>>,
     /// Unstructured key/value map stored with the resource.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub annotations: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_map")]
+    pub annotations: Option<BTreeMap<String, String>>,
 }
+
+impl ObjectMeta {
+    /// The labels (empty when unset).
+    #[must_use]
+    pub fn labels(&self) -> &BTreeMap<String, String> {
+        self.labels.as_ref().unwrap_or(&EMPTY_MAP)
+    }
+
+    /// The annotations (empty when unset).
+    #[must_use]
+    pub fn annotations(&self) -> &BTreeMap<String, String> {
+        self.annotations.as_ref().unwrap_or(&EMPTY_MAP)
+    }
+}
+
+static EMPTY_MAP: BTreeMap<String, String> = BTreeMap::new();
 
 /// A taint to apply to the Nodes of the machines (rejected today for MachinePools by the
 /// admission webhook).
@@ -92,7 +109,8 @@ pub mod severity {
     pub const NONE: &str = "";
 }
 
-/// A deprecated Cluster API v1beta1 condition (with `severity`).
+/// A deprecated Cluster API v1beta1 condition (with `severity`); v1beta2 conditions are
+/// k8s-openapi's `metav1.Condition`.
 ///
 /// Used for `status.conditions` of v1beta1 objects and `status.deprecated.v1beta1.conditions`
 /// of v1beta2 objects. `lastTransitionTime` is a Go value type: when unset it is emitted as
@@ -100,7 +118,7 @@ pub mod severity {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(transform = required_condition)]
-pub struct Condition {
+pub struct LegacyCondition {
     /// Type of the condition, e.g. `Ready`.
     #[serde(rename = "type", default)]
     #[schemars(length(min = 1, max = 256))]

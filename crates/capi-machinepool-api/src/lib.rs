@@ -5,7 +5,14 @@
 //!   decisions, same pointer-vs-value distinctions (see `docs/serialization.md`).
 //! * Both root types implement [`kube_core::Resource`] and [`kube_core::CustomResourceExt`].
 //! * [`machine_pool_crd`] builds the multi-version CRD from the Rust types with schemars.
-//! * [`admission`] reproduces upstream's defaulting and validation webhook.
+//! * [`wire`] prints the bytes Go's `encoding/json` prints (string escaping included).
+//! * [`apimachinery`] holds apimachinery's name, label and condition-reason rules.
+//! * [`skew`] is the Kubernetes version skew policy between kube-apiserver and kubelets.
+//! * [`views`] are minimal typed views of Cluster, Machine and KubeadmControlPlane for
+//!   controllers, and the owner-MachinePool and pool-Machines helpers.
+//!
+//! Defaulting and validation (upstream's admission webhook) live in the
+//! `capi-machinepool-admission` crate.
 //!
 //! Library crates never select a k8s-openapi Kubernetes version; binaries do (or set
 //! `K8S_OPENAPI_ENABLED_VERSION`).
@@ -20,19 +27,23 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod admission;
+pub mod apimachinery;
 mod common;
 pub mod constants;
 pub mod crd;
 mod duration;
+pub mod excerpt;
 mod omit;
 mod phase;
 mod resource;
 pub mod schema;
+pub mod skew;
 #[cfg(feature = "proptest")]
 pub mod strategies;
 pub mod v1beta1;
 pub mod v1beta2;
+pub mod views;
+pub mod wire;
 
 pub use common::severity;
 pub use crd::{machine_pool_crd, machine_pool_crd_value};

@@ -1,8 +1,12 @@
 //! proptest strategies for arbitrary MachinePools of both versions (feature `proptest`).
 //!
-//! Values cover every field, including empty strings, `None` vs `Some(0)` and extreme
-//! integers, so that serialization and conversion round trips are exercised thoroughly.
+//! Values cover every field: empty strings, non-ASCII and control characters, label keys with
+//! a `/` prefix, `None` vs `Some(0)`, nil vs empty lists and maps (Go's distinction), lists
+//! longer than a handful of items, extreme integers, times from year 1 to 9999, and
+//! annotations (so conversion data sits next to other annotations).
 #![allow(missing_docs)]
+
+use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition as MetaCondition, Time};
@@ -13,38 +17,82 @@ use proptest::prelude::*;
 
 use crate::{Duration, v1beta1, v1beta2};
 
+/// Any string a user could write: empty, plain, non-ASCII, control characters, HTML
+/// characters Go escapes, the line separators.
 pub fn s() -> impl Strategy<Value = String> {
-    prop_oneof![Just(String::new()), "[a-z0-9-]{1,12}"]
+    prop_oneof![
+        3 => Just(String::new()),
+        6 => "[a-z0-9-]{1,12}",
+        1 => "[a-zé\u{fc}\u{4e2d}<>&\u{2028}\u{2029}\t\n\u{1}\"\\\\ ]{1,12}",
+    ]
 }
 
+/// A list: nil (`None`), empty, or up to 12 items.
+pub fn list<T: std::fmt::Debug + Clone>(
+    item: impl Strategy<Value = T>,
+) -> impl Strategy<Value = Option<Vec<T>>> {
+    prop_oneof![
+        2 => Just(None),
+        1 => Just(Some(Vec::new())),
+        4 => vec(item, 1..12).prop_map(Some),
+    ]
+}
+
+/// A string map: nil (`None`), empty, or up to 6 entries.
+pub fn map(
+    key: impl Strategy<Value = String>,
+) -> impl Strategy<Value = Option<BTreeMap<String, String>>> {
+    prop_oneof![
+        2 => Just(None),
+        1 => Just(Some(BTreeMap::new())),
+        4 => btree_map(key, s(), 1..6).prop_map(Some),
+    ]
+}
+
+/// Label and annotation keys, with and without a DNS prefix.
+pub fn key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z]{1,6}",
+        "[a-z]{1,5}\\.example\\.com/[a-z]{1,6}",
+        "cluster\\.x-k8s\\.io/[a-z-]{1,10}"
+    ]
+}
+
+/// Whole-second times from year 1 to 9999 (what `metav1.Time` prints).
 pub fn time() -> impl Strategy<Value = Time> {
-    (0i64..4_000_000_000)
+    (-62_135_596_799i64..253_402_300_799)
         .prop_map(|secs| Time(Timestamp::from_second(secs).unwrap_or(Timestamp::UNIX_EPOCH)))
 }
 
 pub fn meta() -> impl Strategy<Value = kube_core::ObjectMeta> {
     (
         option::of("[a-z]{1,8}"),
-        option::of("[a-z]{1,8}"),
-        option::of(btree_map("[a-z]{1,5}", s(), 0..3)),
+        option::of("[a-z]{0,8}"),
+        map(key()),
+        map(key()),
+        option::of(any::<i64>()),
+        option::of(vec("[a-z./]{1,12}", 0..3)),
     )
-        .prop_map(|(name, namespace, labels)| kube_core::ObjectMeta {
-            name,
-            namespace,
-            labels,
-            ..Default::default()
-        })
+        .prop_map(
+            |(name, namespace, labels, annotations, generation, finalizers)| {
+                kube_core::ObjectMeta {
+                    name,
+                    namespace,
+                    labels,
+                    annotations,
+                    generation,
+                    finalizers,
+                    ..Default::default()
+                }
+            },
+        )
 }
 
 pub fn capi_meta() -> impl Strategy<Value = v1beta2::ObjectMeta> {
-    (
-        btree_map("[a-z]{1,5}", s(), 0..3),
-        btree_map("[a-z]{1,5}", s(), 0..3),
-    )
-        .prop_map(|(labels, annotations)| v1beta2::ObjectMeta {
-            labels,
-            annotations,
-        })
+    (map(key()), map(key())).prop_map(|(labels, annotations)| v1beta2::ObjectMeta {
+        labels,
+        annotations,
+    })
 }
 
 pub fn obj_ref() -> impl Strategy<Value = ObjectReference> {
@@ -52,7 +100,7 @@ pub fn obj_ref() -> impl Strategy<Value = ObjectReference> {
         option::of("[a-z]{1,8}"),
         option::of("[A-Z][a-z]{1,8}"),
         option::of("[a-z./0-9]{1,12}"),
-        option::of("[a-z]{1,8}"),
+        option::of("[a-z]{0,8}"),
     )
         .prop_map(|(name, kind, api_version, namespace)| ObjectReference {
             name,
@@ -63,7 +111,7 @@ pub fn obj_ref() -> impl Strategy<Value = ObjectReference> {
         })
 }
 
-pub fn legacy_condition() -> impl Strategy<Value = v1beta1::Condition> {
+pub fn legacy_condition() -> impl Strategy<Value = v1beta1::LegacyCondition> {
     (
         "[A-Z][a-z]{1,8}",
         prop_oneof!["True", "False", "Unknown"],
@@ -73,13 +121,15 @@ pub fn legacy_condition() -> impl Strategy<Value = v1beta1::Condition> {
         s(),
     )
         .prop_map(
-            |(type_, status, severity, last_transition_time, reason, message)| v1beta1::Condition {
-                type_,
-                status: status.to_owned(),
-                severity,
-                last_transition_time,
-                reason,
-                message,
+            |(type_, status, severity, last_transition_time, reason, message)| {
+                v1beta1::LegacyCondition {
+                    type_,
+                    status: status.to_owned(),
+                    severity,
+                    last_transition_time,
+                    reason,
+                    message,
+                }
             },
         )
 }
@@ -123,11 +173,10 @@ pub fn gate() -> impl Strategy<Value = v1beta2::MachineReadinessGate> {
     })
 }
 
-pub fn versions() -> impl Strategy<Value = Vec<v1beta2::StatusVersion>> {
-    vec(
+pub fn versions() -> impl Strategy<Value = Option<Vec<v1beta2::StatusVersion>>> {
+    list(
         (s(), any::<i32>())
             .prop_map(|(version, replicas)| v1beta2::StatusVersion { version, replicas }),
-        0..3,
     )
 }
 
@@ -145,9 +194,9 @@ prop_compose! {
     /// Strategy.
     pub fn v1beta2_machine_spec()(cluster_name in s(), config_ref in cv_ref(), data_secret_name in option::of(s()),
         infrastructure_ref in cv_ref(), version in s(), provider_id in s(), failure_domain in s(),
-        min_ready_seconds in option::of(any::<i32>()), readiness_gates in vec(gate(), 0..2),
+        min_ready_seconds in option::of(any::<i32>()), readiness_gates in list(gate()),
         deletion in (option::of(any::<i32>()), option::of(any::<i32>()), option::of(any::<i32>())),
-        taints in vec(taint(), 0..2)) -> v1beta2::MachineSpec {
+        taints in list(taint())) -> v1beta2::MachineSpec {
         v1beta2::MachineSpec {
             cluster_name, bootstrap: v1beta2::Bootstrap { config_ref, data_secret_name }, infrastructure_ref,
             version, provider_id, failure_domain, min_ready_seconds, readiness_gates,
@@ -160,11 +209,11 @@ prop_compose! {
 
 prop_compose! {
     /// Strategy.
-    pub fn v1beta2_status()(conditions in vec(condition(), 0..3),
+    pub fn v1beta2_status()(conditions in list(condition()),
         init in (option::of(any::<bool>()), option::of(any::<bool>())),
-        node_refs in vec(obj_ref(), 0..2), counters in (option::of(any::<i32>()), option::of(any::<i32>()), option::of(any::<i32>()), option::of(any::<i32>())),
+        node_refs in list(obj_ref()), counters in (option::of(any::<i32>()), option::of(any::<i32>()), option::of(any::<i32>()), option::of(any::<i32>())),
         versions in versions(), phase in s(), observed_generation in any::<i64>(),
-        deprecated in option::of(option::of((vec(legacy_condition(), 0..2), option::of(s()), option::of(s()), any::<i32>(), any::<i32>(), any::<i32>())))) -> v1beta2::MachinePoolStatus {
+        deprecated in option::of(option::of((list(legacy_condition()), option::of(s()), option::of(s()), any::<i32>(), any::<i32>(), any::<i32>())))) -> v1beta2::MachinePoolStatus {
         v1beta2::MachinePoolStatus {
             conditions,
             initialization: v1beta2::MachinePoolInitializationStatus { infrastructure_provisioned: init.0, bootstrap_data_secret_created: init.1 },
@@ -179,8 +228,8 @@ prop_compose! {
 prop_compose! {
     /// An arbitrary v1beta2 MachinePool.
     pub fn v1beta2_pool()(metadata in meta(), cluster_name in s(), replicas in option::of(any::<i32>()),
-        template_meta in capi_meta(), spec in v1beta2_machine_spec(), provider_id_list in vec("[a-z:/0-9]{1,12}", 0..3),
-        failure_domains in vec(s(), 0..3), status in v1beta2_status()) -> v1beta2::MachinePool {
+        template_meta in capi_meta(), spec in v1beta2_machine_spec(), provider_id_list in list("[a-z:/0-9]{1,12}"),
+        failure_domains in list(s()), status in v1beta2_status()) -> v1beta2::MachinePool {
         v1beta2::MachinePool {
             metadata,
             spec: v1beta2::MachinePoolSpec { cluster_name, replicas,
@@ -198,8 +247,8 @@ prop_compose! {
     /// Strategy.
     pub fn v1beta1_machine_spec()(cluster_name in s(), config_ref in option::of(obj_ref()), data_secret_name in option::of(s()),
         infrastructure_ref in obj_ref(), strs in (option::of(s()), option::of(s()), option::of(s())),
-        readiness_gates in vec(gate(), 0..2), timeouts in (option::of(duration()), option::of(duration()), option::of(duration())),
-        taints in vec(taint(), 0..2)) -> v1beta1::MachineSpec {
+        readiness_gates in list(gate()), timeouts in (option::of(duration()), option::of(duration()), option::of(duration())),
+        taints in list(taint())) -> v1beta1::MachineSpec {
         v1beta1::MachineSpec {
             cluster_name, bootstrap: v1beta1::Bootstrap { config_ref, data_secret_name }, infrastructure_ref,
             version: strs.0, provider_id: strs.1, failure_domain: strs.2, readiness_gates,
@@ -210,10 +259,10 @@ prop_compose! {
 
 prop_compose! {
     /// Strategy.
-    pub fn v1beta1_status()(node_refs in vec(obj_ref(), 0..2), counters in (any::<i32>(), any::<i32>(), any::<i32>(), any::<i32>()),
+    pub fn v1beta1_status()(node_refs in list(obj_ref()), counters in (any::<i32>(), any::<i32>(), any::<i32>(), any::<i32>()),
         failure in (option::of(s()), option::of(s())), phase in s(), ready in (any::<bool>(), any::<bool>()),
-        observed_generation in any::<i64>(), conditions in vec(legacy_condition(), 0..3), versions in versions(),
-        v1beta2 in option::of((vec(condition(), 0..2), option::of(any::<i32>()), option::of(any::<i32>()), option::of(any::<i32>())))) -> v1beta1::MachinePoolStatus {
+        observed_generation in any::<i64>(), conditions in list(legacy_condition()), versions in versions(),
+        v1beta2 in option::of((list(condition()), option::of(any::<i32>()), option::of(any::<i32>()), option::of(any::<i32>())))) -> v1beta1::MachinePoolStatus {
         v1beta1::MachinePoolStatus {
             node_refs, replicas: counters.0, ready_replicas: counters.1, available_replicas: counters.2, unavailable_replicas: counters.3,
             failure_reason: failure.0, failure_message: failure.1, phase, bootstrap_ready: ready.0, infrastructure_ready: ready.1,
@@ -227,7 +276,7 @@ prop_compose! {
     /// An arbitrary v1beta1 MachinePool.
     pub fn v1beta1_pool()(metadata in meta(), cluster_name in s(), replicas in option::of(any::<i32>()),
         template_meta in capi_meta(), spec in v1beta1_machine_spec(), min_ready_seconds in option::of(any::<i32>()),
-        provider_id_list in vec("[a-z:/0-9]{1,12}", 0..3), failure_domains in vec(s(), 0..3), status in v1beta1_status()) -> v1beta1::MachinePool {
+        provider_id_list in list("[a-z:/0-9]{1,12}"), failure_domains in list(s()), status in v1beta1_status()) -> v1beta1::MachinePool {
         v1beta1::MachinePool {
             metadata,
             spec: v1beta1::MachinePoolSpec { cluster_name, replicas, min_ready_seconds,

@@ -10,7 +10,9 @@ use kube_core::ObjectMeta as KubeObjectMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use crate::common::{Condition, MachineReadinessGate, MachineTaint, ObjectMeta, StatusVersion};
+pub use crate::common::{
+    LegacyCondition, MachineReadinessGate, MachineTaint, ObjectMeta, StatusVersion,
+};
 use crate::common::{
     metav1_conditions_schema, node_refs_schema, object_reference_schema, phase_schema,
 };
@@ -50,14 +52,14 @@ pub struct MachinePoolSpec {
     #[serde(
         rename = "providerIDList",
         default,
-        skip_serializing_if = "Vec::is_empty"
+        skip_serializing_if = "crate::omit::is_empty_list"
     )]
     #[schemars(length(max = 10000), inner(length(min = 1, max = 512)))]
-    pub provider_id_list: Vec<String>,
+    pub provider_id_list: Option<Vec<String>>,
     /// Failure domains the pool should be attached to.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
     #[schemars(length(max = 100), inner(length(min = 1, max = 256)))]
-    pub failure_domains: Vec<String>,
+    pub failure_domains: Option<Vec<String>>,
 }
 
 /// Template of the machines of a v1beta1 MachinePool.
@@ -84,7 +86,7 @@ pub struct MachineSpec {
     #[serde(default)]
     pub bootstrap: Bootstrap,
     /// Reference to the infrastructure object (always emitted, `{}` when empty).
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::wire::reference::serialize")]
     #[schemars(schema_with = "object_reference_schema")]
     pub infrastructure_ref: ObjectReference,
     /// Kubernetes version.
@@ -104,10 +106,10 @@ pub struct MachineSpec {
     #[schemars(length(min = 1, max = 256))]
     pub failure_domain: Option<String>,
     /// Extra readiness conditions.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
     #[schemars(length(max = 32))]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["conditionType"]))]
-    pub readiness_gates: Vec<MachineReadinessGate>,
+    pub readiness_gates: Option<Vec<MachineReadinessGate>>,
     /// Node drain timeout (Go duration string).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_drain_timeout: Option<Duration>,
@@ -118,10 +120,10 @@ pub struct MachineSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_deletion_timeout: Option<Duration>,
     /// Taints to apply to the Nodes.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
     #[schemars(length(min = 1, max = 64))]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["key", "effect"]))]
-    pub taints: Vec<MachineTaint>,
+    pub taints: Option<Vec<MachineTaint>>,
 }
 
 /// Bootstrap configuration (v1beta1).
@@ -129,7 +131,11 @@ pub struct MachineSpec {
 #[serde(rename_all = "camelCase")]
 pub struct Bootstrap {
     /// Reference to the bootstrap config object.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::wire::reference::serialize_option"
+    )]
     #[schemars(schema_with = "object_reference_schema")]
     pub config_ref: Option<ObjectReference>,
     /// Name of the bootstrap data Secret.
@@ -143,9 +149,13 @@ pub struct Bootstrap {
 #[serde(rename_all = "camelCase")]
 pub struct MachinePoolStatus {
     /// Node references.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::omit::is_empty_list",
+        serialize_with = "crate::wire::reference::serialize_list"
+    )]
     #[schemars(schema_with = "node_refs_schema")]
-    pub node_refs: Vec<ObjectReference>,
+    pub node_refs: Option<Vec<ObjectReference>>,
     /// Observed replicas (always emitted).
     #[serde(default)]
     pub replicas: i32,
@@ -179,13 +189,13 @@ pub struct MachinePoolStatus {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub observed_generation: i64,
     /// Legacy conditions.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub conditions: Vec<Condition>,
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
+    pub conditions: Option<Vec<LegacyCondition>>,
     /// Kubernetes versions of the replicas.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
     #[schemars(length(min = 1, max = 100))]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["version"]))]
-    pub versions: Vec<StatusVersion>,
+    pub versions: Option<Vec<StatusVersion>>,
     /// Preview of the v1beta2 status fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub v1beta2: Option<MachinePoolV1Beta2Status>,
@@ -204,9 +214,14 @@ impl MachinePoolStatus {
 #[serde(rename_all = "camelCase")]
 pub struct MachinePoolV1Beta2Status {
     /// v1beta2 conditions.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::omit::is_empty_list",
+        serialize_with = "crate::wire::condition::serialize_list",
+        deserialize_with = "crate::wire::condition::deserialize_list"
+    )]
     #[schemars(schema_with = "metav1_conditions_schema")]
-    pub conditions: Vec<MetaCondition>,
+    pub conditions: Option<Vec<MetaCondition>>,
     /// Machines with Ready=True.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ready_replicas: Option<i32>,

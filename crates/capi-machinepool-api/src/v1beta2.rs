@@ -10,7 +10,9 @@ use kube_core::ObjectMeta as KubeObjectMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use crate::common::{Condition, MachineReadinessGate, MachineTaint, ObjectMeta, StatusVersion};
+pub use crate::common::{
+    LegacyCondition, MachineReadinessGate, MachineTaint, ObjectMeta, StatusVersion,
+};
 use crate::common::{metav1_conditions_schema, node_refs_schema, phase_schema};
 use crate::omit::is_zero;
 
@@ -61,16 +63,16 @@ pub struct MachinePoolSpec {
     #[serde(
         rename = "providerIDList",
         default,
-        skip_serializing_if = "Vec::is_empty"
+        skip_serializing_if = "crate::omit::is_empty_list"
     )]
     #[schemars(length(max = 10000), inner(length(min = 1, max = 512)))]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    pub provider_id_list: Vec<String>,
+    pub provider_id_list: Option<Vec<String>>,
     /// Failure domains the pool should be attached to.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
     #[schemars(length(max = 100), inner(length(min = 1, max = 256)))]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    pub failure_domains: Vec<String>,
+    pub failure_domains: Option<Vec<String>>,
 }
 
 /// Template of the machines of a v1beta2 MachinePool.
@@ -122,19 +124,19 @@ pub struct MachineSpec {
     #[schemars(range(min = 0))]
     pub min_ready_seconds: Option<i32>,
     /// Extra conditions that must hold for a Machine to be Ready.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
     #[schemars(length(min = 1, max = 32))]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["conditionType"]))]
-    pub readiness_gates: Vec<MachineReadinessGate>,
+    pub readiness_gates: Option<Vec<MachineReadinessGate>>,
     /// Node drain, volume detach and Node deletion timeouts.
     #[serde(default, skip_serializing_if = "is_zero")]
     #[schemars(extend("minProperties" = 1))]
     pub deletion: MachineDeletionSpec,
     /// Taints to apply to the Nodes.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
     #[schemars(length(min = 1, max = 64))]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["key", "effect"]))]
-    pub taints: Vec<MachineTaint>,
+    pub taints: Option<Vec<MachineTaint>>,
 }
 
 /// Bootstrap configuration of the machines.
@@ -202,17 +204,26 @@ pub struct MachineDeletionSpec {
 #[schemars(extend("minProperties" = 1))]
 pub struct MachinePoolStatus {
     /// Current v1beta2 conditions.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::omit::is_empty_list",
+        serialize_with = "crate::wire::condition::serialize_list",
+        deserialize_with = "crate::wire::condition::deserialize_list"
+    )]
     #[schemars(schema_with = "metav1_conditions_schema")]
-    pub conditions: Vec<MetaCondition>,
+    pub conditions: Option<Vec<MetaCondition>>,
     /// Initialization progress.
     #[serde(default, skip_serializing_if = "is_zero")]
     #[schemars(extend("minProperties" = 1))]
     pub initialization: MachinePoolInitializationStatus,
     /// References to the Nodes of the pool.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::omit::is_empty_list",
+        serialize_with = "crate::wire::reference::serialize_list"
+    )]
     #[schemars(schema_with = "node_refs_schema_atomic")]
-    pub node_refs: Vec<ObjectReference>,
+    pub node_refs: Option<Vec<ObjectReference>>,
     /// Most recently observed number of replicas.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
@@ -226,10 +237,10 @@ pub struct MachinePoolStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub up_to_date_replicas: Option<i32>,
     /// Kubernetes versions of the replicas.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
     #[schemars(length(min = 1, max = 100))]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["version"]))]
-    pub versions: Vec<StatusVersion>,
+    pub versions: Option<Vec<StatusVersion>>,
     /// Phase (a string; see [`crate::MachinePoolPhase`]).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     #[schemars(schema_with = "phase_schema")]
@@ -282,8 +293,8 @@ pub struct MachinePoolDeprecatedStatus {
 #[serde(rename_all = "camelCase")]
 pub struct MachinePoolV1Beta1DeprecatedStatus {
     /// Legacy conditions (with severity).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub conditions: Vec<Condition>,
+    #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
+    pub conditions: Option<Vec<LegacyCondition>>,
     /// Terminal failure reason (legacy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_reason: Option<String>,

@@ -1,122 +1,16 @@
-//! Every MachinePool in the corpus parses, re-serializes to the same JSON and validates clean;
-//! broken variants report the expected field paths.
+//! Every MachinePool in the corpus parses and re-serializes to the same JSON (and bytes, in
+//! Go's field order); TypeMeta is checked.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-mod common;
-
-use capi_machinepool_api::admission::{
-    FeatureGates, FieldErrorType, default_machine_pool, validate_machine_pool,
-};
 use capi_machinepool_api::{v1beta1, v1beta2};
-use common::yaml_docs;
-use serde_json::{Value, json};
-
-fn corpus_machine_pools() -> Vec<Value> {
-    let mut pools: Vec<Value> = [
-        "corpus/objects/machine-pool.yaml",
-        "corpus/templates/mp.yaml",
-    ]
-    .iter()
-    .flat_map(|f| yaml_docs(f))
-    .filter(|d| d["kind"] == "MachinePool")
-    .collect();
-    // The clusterctl template has an unsubstituted `${WORKER_MACHINE_COUNT}`; substitute the
-    // way clusterctl would before it reaches the API server.
-    for p in &mut pools {
-        if p["spec"]["replicas"].is_string() {
-            p["spec"]["replicas"] = json!(3);
-        }
-    }
-    assert_eq!(pools.len(), 2, "corpus MachinePools");
-    pools
-}
+use capi_test_support::corpus_machine_pools;
+use serde_json::json;
 
 #[test]
 fn corpus_machine_pools_round_trip_exactly() {
     for doc in corpus_machine_pools() {
         let typed: v1beta2::MachinePool = serde_json::from_value(doc.clone()).unwrap();
         assert_eq!(serde_json::to_value(&typed).unwrap(), doc);
-    }
-}
-
-#[test]
-fn corpus_machine_pools_validate_clean() {
-    for doc in corpus_machine_pools() {
-        let mut mp: v1beta2::MachinePool = serde_json::from_value(doc).unwrap();
-        default_machine_pool(&mut mp, None).unwrap();
-        let errs = validate_machine_pool(&mp, None, &FeatureGates::default());
-        // The template's version is `${KUBERNETES_VERSION}`, which is not semver until substituted.
-        let errs: Vec<_> = errs
-            .into_iter()
-            .filter(|e| !e.value.as_deref().is_some_and(|v| v.contains("${")))
-            .collect();
-        assert!(errs.is_empty(), "{errs:?}");
-    }
-}
-
-#[test]
-fn broken_variants_report_field_paths() {
-    let base = corpus_machine_pools().remove(0);
-    type Case = (&'static str, Value, Vec<(FieldErrorType, &'static str)>);
-    let cases: Vec<Case> = vec![
-        (
-            "no bootstrap",
-            json!({"spec": {"template": {"spec": {"bootstrap": null}}}}),
-            vec![(FieldErrorType::Required, "spec.template.spec.bootstrap")],
-        ),
-        (
-            "cluster name mismatch",
-            json!({"spec": {"template": {"spec": {"clusterName": "other"}}}}),
-            vec![(FieldErrorType::Invalid, "spec.clusterName")],
-        ),
-        (
-            "bad version",
-            json!({"spec": {"template": {"spec": {"version": "v1"}}}}),
-            vec![(FieldErrorType::Invalid, "spec.template.spec.version")],
-        ),
-        (
-            "taints",
-            json!({"spec": {"template": {"spec": {"taints": [{"key": "k", "effect": "NoSchedule", "propagation": "Always"}]}}}}),
-            vec![
-                (FieldErrorType::Forbidden, "spec.taints"),
-                (FieldErrorType::Forbidden, "spec.taints"),
-            ],
-        ),
-        (
-            "bad template label",
-            json!({"spec": {"template": {"metadata": {"labels": {"-bad": "ok"}}}}}),
-            vec![(FieldErrorType::Invalid, "spec.template.metadata.labels")],
-        ),
-    ];
-    for (name, patch, expected) in cases {
-        let mut doc = base.clone();
-        merge(&mut doc, &patch);
-        let mut mp: v1beta2::MachinePool = serde_json::from_value(doc).unwrap();
-        default_machine_pool(&mut mp, None).unwrap();
-        let got: Vec<_> = validate_machine_pool(&mp, None, &FeatureGates::default())
-            .into_iter()
-            .map(|e| (e.type_, e.field))
-            .collect();
-        let expected: Vec<_> = expected
-            .into_iter()
-            .map(|(t, f)| (t, f.to_owned()))
-            .collect();
-        assert_eq!(got, expected, "{name}");
-    }
-}
-
-/// JSON merge patch (RFC 7386).
-fn merge(target: &mut Value, patch: &Value) {
-    if let (Value::Object(t), Value::Object(p)) = (&mut *target, patch) {
-        for (k, v) in p {
-            if v.is_null() {
-                t.remove(k);
-            } else {
-                merge(t.entry(k.clone()).or_insert(Value::Null), v);
-            }
-        }
-    } else {
-        *target = patch.clone();
     }
 }
 

@@ -4,7 +4,8 @@
 mod common;
 
 use capi_machinepool_api::machine_pool_crd_value;
-use common::{schema_diff, yaml_docs};
+use capi_test_support::yaml_docs;
+use common::schema_diff;
 use serde_json::Value;
 
 fn upstream() -> Value {

@@ -2,22 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use serde_json::Value;
-
-/// Path of a file under the workspace `tests/fixtures` directory.
-pub fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel)
-}
-
-/// Reads a multi-document YAML file into JSON values.
-pub fn yaml_docs(rel: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(fixture(rel)).unwrap();
-    serde_saphyr::from_multiple(&text).unwrap()
-}
 
 /// Every difference between two schemas, ignoring `description`; numbers compared as f64.
 pub fn schema_diff(path: &str, ours: &Value, theirs: &Value, out: &mut Vec<String>) {

@@ -1,8 +1,5 @@
-//! Label and annotation validation with apimachinery's rules (qualified names, label values,
-//! total annotation size).
-
-use super::FieldError;
-use crate::common::ObjectMeta;
+//! apimachinery's validation rules for names, labels, annotations and condition reasons, in one
+//! place (used by admission, the conditions crate and the contract checks).
 
 const QUALIFIED_NAME_MAX: usize = 63;
 const DNS1123_SUBDOMAIN_MAX: usize = 253;
@@ -129,43 +126,6 @@ pub fn is_condition_reason(reason: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ',' | ':'))
 }
 
-/// Validates template labels and annotations; `path` is e.g. `spec.template.metadata`.
-#[must_use]
-pub fn validate_object_meta(meta: &ObjectMeta, path: &str) -> Vec<FieldError> {
-    let labels_path = format!("{path}.labels");
-    let annotations_path = format!("{path}.annotations");
-    let mut errs = Vec::new();
-    for (key, value) in &meta.labels {
-        errs.extend(
-            qualified_name_errors(key)
-                .iter()
-                .map(|d| FieldError::invalid(&labels_path, key, d)),
-        );
-        errs.extend(
-            label_value_errors(value)
-                .iter()
-                .map(|d| FieldError::invalid(&labels_path, value, d)),
-        );
-    }
-    let mut total = 0usize;
-    for (key, value) in &meta.annotations {
-        let lower = key.to_lowercase();
-        errs.extend(
-            qualified_name_errors(&lower)
-                .iter()
-                .map(|d| FieldError::invalid(&annotations_path, key, d)),
-        );
-        total = total.saturating_add(key.len()).saturating_add(value.len());
-    }
-    if total > TOTAL_ANNOTATION_SIZE_LIMIT {
-        errs.push(FieldError::too_long(
-            &annotations_path,
-            &format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
-        ));
-    }
-    errs
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,15 +162,5 @@ mod tests {
         for bad in ["-a", "a b", "a/b", &"x".repeat(64)] {
             assert!(!label_value_errors(bad).is_empty(), "{bad}");
         }
-    }
-
-    #[test]
-    fn annotation_size_limit() {
-        let mut meta = ObjectMeta::default();
-        meta.annotations
-            .insert("big".into(), "x".repeat(TOTAL_ANNOTATION_SIZE_LIMIT));
-        let errs = validate_object_meta(&meta, "spec.template.metadata");
-        assert_eq!(errs.len(), 1);
-        assert_eq!(errs[0].field, "spec.template.metadata.annotations");
     }
 }

@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::v1beta2::{ContractVersionedObjectReference, MachinePool};
+use capi_machinepool_api::v1beta2::{ContractVersionedObjectReference, MachinePool};
 
 fn pool(annotations: &[(&str, &str)], replicas: Option<i32>) -> MachinePool {
     let mut mp = MachinePool::new("mp", Default::default());
@@ -177,7 +177,7 @@ fn feature_gate_off_forbids_everything() {
 #[test]
 fn taint_propagation_gate_removes_one_error() {
     let mut mp = pool(&[], Some(1));
-    mp.spec.template.spec.taints.push(Default::default());
+    mp.spec.template.spec.taints = Some(vec![Default::default()]);
     let gates = FeatureGates {
         machine_taint_propagation: true,
         ..FeatureGates::default()

@@ -42,7 +42,7 @@ impl FieldErrorType {
 /// One validation finding: what is wrong, where, with which value.
 ///
 /// ```
-/// use capi_machinepool_api::admission::{FieldError, FieldErrorType};
+/// use capi_machinepool_admission::{FieldError, FieldErrorType};
 /// let e = FieldError::invalid("spec.template.spec.version", "1.2.3", "must start with v");
 /// assert_eq!(e.to_string(), r#"spec.template.spec.version: Invalid value: "1.2.3": must start with v"#);
 /// assert_eq!(e.type_, FieldErrorType::Invalid);
@@ -105,23 +105,25 @@ impl FieldError {
     }
 }
 
+impl FieldError {
+    /// Everything after the field path: `Invalid value: "v1": must start with v`. A value is
+    /// quoted as a short excerpt (see [`capi_machinepool_api::excerpt`]).
+    #[must_use]
+    pub fn detail_text(&self) -> String {
+        match &self.value {
+            Some(value) => format!(
+                "{}: \"{}\": {}",
+                self.type_.as_str(),
+                capi_machinepool_api::excerpt::Excerpt::new(value),
+                self.detail
+            ),
+            None => format!("{}: {}", self.type_.as_str(), self.detail),
+        }
+    }
+}
+
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.value {
-            Some(value) => write!(
-                f,
-                "{}: {}: {value:?}: {}",
-                self.field,
-                self.type_.as_str(),
-                self.detail
-            ),
-            None => write!(
-                f,
-                "{}: {}: {}",
-                self.field,
-                self.type_.as_str(),
-                self.detail
-            ),
-        }
+        write!(f, "{}: {}", self.field, self.detail_text())
     }
 }

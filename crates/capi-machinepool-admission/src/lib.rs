@@ -1,10 +1,17 @@
-//! Defaulting and validation of v1beta2 MachinePools, as upstream's admission webhook does.
+//! What the API server does with a MachinePool before storing it: structural schema
+//! validation of the version sent, conversion to the storage version v1beta2, then upstream's
+//! defaulting and validating webhook.
 //!
-//! The webhook only runs on v1beta2 (v1beta1 requests are converted first), on create and
-//! update. [`default_machine_pool`] mutates, [`validate_machine_pool`] returns every finding.
+//! * [`default_machine_pool`] and [`validate_machine_pool`]: upstream's webhook on v1beta2
+//!   objects (v1beta1 requests are converted first), on create and update.
+//! * [`Admission`]: the whole pipeline for one document, with the compiled schemas of both
+//!   versions cached, and the fields the typed API would drop listed as warnings.
+//! * [`rollout`]: the Kubernetes version skew between each MachinePool and its control plane
+//!   found in the same manifest stream.
 //!
 //! ```
-//! use capi_machinepool_api::{admission, v1beta2};
+//! use capi_machinepool_admission as admission;
+//! use capi_machinepool_api::v1beta2;
 //! let mut mp: v1beta2::MachinePool = serde_json::from_value(serde_json::json!({
 //!   "metadata": {"name": "mp"},
 //!   "spec": {"clusterName": "c1", "template": {"spec": {"clusterName": "c1", "version": "1.33.0",
@@ -17,16 +24,22 @@
 //! assert!(admission::validate_machine_pool(&mp, None, &Default::default()).is_empty());
 //! ```
 
+#![deny(missing_docs)]
+
 mod field_error;
-pub mod metadata;
+mod meta;
+mod pipeline;
+pub mod rollout;
 
 pub use field_error::{FieldError, FieldErrorType};
+pub use meta::validate_object_meta;
+pub use pipeline::{Admission, AdmissionError, Admitted, Finding, Severity};
 
-use crate::constants::{
+use capi_machinepool_api::constants::{
     AUTOSCALER_MAX_SIZE_ANNOTATION, AUTOSCALER_MIN_SIZE_ANNOTATION, CLUSTER_NAME_LABEL,
     DEFAULT_NODE_DELETION_TIMEOUT_SECONDS,
 };
-use crate::v1beta2::MachinePool;
+use capi_machinepool_api::v1beta2::MachinePool;
 
 /// Why defaulting failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -196,7 +209,7 @@ pub fn validate_machine_pool(
             ));
         }
     }
-    if !machine.taints.is_empty() {
+    if machine.taints.as_ref().is_some_and(|t| !t.is_empty()) {
         // Upstream reports taint errors at `spec.taints`, not the template path; kept as is.
         errs.push(FieldError::forbidden(
             "spec.taints",
@@ -209,7 +222,7 @@ pub fn validate_machine_pool(
             ));
         }
     }
-    errs.extend(metadata::validate_object_meta(
+    errs.extend(validate_object_meta(
         &spec.template.metadata,
         "spec.template.metadata",
     ));

@@ -1,0 +1,345 @@
+//! The admission pipeline for one document: decode, structural schema of its version,
+//! conversion to v1beta2, defaulting, validation.
+
+use std::fmt;
+
+use capi_machinepool_api::constants::{API_VERSION_V1BETA1, API_VERSION_V1BETA2, V1BETA1, V1BETA2};
+use capi_machinepool_api::excerpt::Excerpt;
+use capi_machinepool_api::{crd, v1beta1, v1beta2};
+use capi_machinepool_conversion::{error_chain, machine_pool::to_hub};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::{FeatureGates, default_machine_pool, validate_machine_pool};
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The API server would reject the object.
+    Error,
+    /// Accepted, but something is lost or suspicious (e.g. an unknown field is dropped).
+    Warning,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+        })
+    }
+}
+
+/// One finding about a document: a field path and what is wrong there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// Error or warning.
+    pub severity: Severity,
+    /// Dotted field path (`spec.template.spec.version`), or `<root>`, or a step in angle
+    /// brackets (`<conversion to v1beta2>`).
+    pub path: String,
+    /// What is wrong (input values quoted as short excerpts).
+    pub message: String,
+}
+
+impl Finding {
+    fn error(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            severity: Severity::Error,
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
+    fn warning(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            severity: Severity::Warning,
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// The pipeline could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum AdmissionError {
+    /// A generated schema did not compile (a bug of this crate).
+    #[error("the {version} MachinePool schema does not compile: {message}")]
+    Schema {
+        /// The API version.
+        version: &'static str,
+        /// The compiler's message.
+        message: String,
+    },
+}
+
+/// What the pipeline made of one document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Admitted {
+    /// The defaulted v1beta2 object, when the document decoded and converted.
+    pub machine_pool: Option<v1beta2::MachinePool>,
+    /// Every finding, errors first in pipeline order, then warnings.
+    pub findings: Vec<Finding>,
+}
+
+impl Admitted {
+    /// True when no finding is an error (the API server would accept the object).
+    #[must_use]
+    pub fn is_valid(&self) -> bool {
+        !self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+
+    /// The findings of one severity.
+    pub fn findings_of(&self, severity: Severity) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(move |f| f.severity == severity)
+    }
+}
+
+/// The admission pipeline, with the compiled schemas of both versions kept for every call.
+///
+/// ```
+/// use capi_machinepool_admission::Admission;
+/// let admission = Admission::new().unwrap();
+/// let admitted = admission.admit(&serde_json::json!({
+///   "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool", "metadata": {"name": "mp"},
+///   "spec": {"clusterName": "c1", "template": {"spec": {"clusterName": "c1", "version": "v1.33.0",
+///     "bootstrap": {"dataSecretName": "s"},
+///     "infrastructureRef": {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "DevMachinePool", "name": "d"}}}}
+/// }));
+/// assert!(admitted.is_valid(), "{:?}", admitted.findings);
+/// assert_eq!(admitted.machine_pool.unwrap().spec.replicas, Some(1));
+/// ```
+pub struct Admission {
+    v1beta1: jsonschema::Validator,
+    v1beta2: jsonschema::Validator,
+    gates: FeatureGates,
+}
+
+impl fmt::Debug for Admission {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Admission")
+            .field("gates", &self.gates)
+            .finish_non_exhaustive()
+    }
+}
+
+fn compile(version: &'static str) -> Result<jsonschema::Validator, AdmissionError> {
+    let schema = crd::version_schema(version).ok_or(AdmissionError::Schema {
+        version,
+        message: "unknown version".into(),
+    })?;
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft4)
+        .build(&schema)
+        .map_err(|e| AdmissionError::Schema {
+            version,
+            message: e.to_string(),
+        })
+}
+
+impl Admission {
+    /// Compiles the schemas of both versions, with the default feature gates.
+    ///
+    /// # Errors
+    /// When a generated schema does not compile (never expected).
+    pub fn new() -> Result<Self, AdmissionError> {
+        Ok(Self {
+            v1beta1: compile(V1BETA1)?,
+            v1beta2: compile(V1BETA2)?,
+            gates: FeatureGates::default(),
+        })
+    }
+
+    /// Uses other feature gates for validation.
+    #[must_use]
+    pub fn with_feature_gates(mut self, gates: FeatureGates) -> Self {
+        self.gates = gates;
+        self
+    }
+
+    /// Runs the pipeline on one MachinePool document (create; no stored object).
+    #[must_use]
+    pub fn admit(&self, object: &Value) -> Admitted {
+        let mut findings = Vec::new();
+        let mut warnings = Vec::new();
+        let api_version = object["apiVersion"].as_str().unwrap_or_default();
+        let hub = match api_version {
+            API_VERSION_V1BETA2 => {
+                schema_errors(&self.v1beta2, object, &mut findings);
+                decode::<v1beta2::MachinePool>(object, &mut findings, &mut warnings)
+            }
+            API_VERSION_V1BETA1 => {
+                schema_errors(&self.v1beta1, object, &mut findings);
+                decode::<v1beta1::MachinePool>(object, &mut findings, &mut warnings).and_then(
+                    |spoke| match to_hub(spoke) {
+                        Ok(hub) => Some(hub),
+                        Err(e) => {
+                            findings
+                                .push(Finding::error("<conversion to v1beta2>", error_chain(&e)));
+                            None
+                        }
+                    },
+                )
+            }
+            other => {
+                findings.push(Finding::error(
+                    "apiVersion",
+                    format!(
+                        "\"{}\" is not served (expected {API_VERSION_V1BETA2} or {API_VERSION_V1BETA1})",
+                        Excerpt::new(other)
+                    ),
+                ));
+                None
+            }
+        };
+        let machine_pool = hub.and_then(|mut hub| {
+            if let Err(e) = default_machine_pool(&mut hub, None) {
+                findings.push(Finding::error("metadata.annotations", e.to_string()));
+                return None;
+            }
+            for e in validate_machine_pool(&hub, None, &self.gates) {
+                findings.push(Finding::error(e.field.clone(), e.detail_text()));
+            }
+            Some(hub)
+        });
+        findings.extend(warnings);
+        Admitted {
+            machine_pool,
+            findings,
+        }
+    }
+}
+
+/// A JSON pointer as a dotted path with `[index]` for list items.
+fn pointer_to_path(pointer: &str) -> String {
+    let mut out = String::new();
+    for part in pointer.split('/').skip(1) {
+        let part = part.replace("~1", "/").replace("~0", "~");
+        if !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()) {
+            out.push('[');
+            out.push_str(&part);
+            out.push(']');
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&part);
+        }
+    }
+    if out.is_empty() { "<root>".into() } else { out }
+}
+
+fn schema_errors(validator: &jsonschema::Validator, value: &Value, findings: &mut Vec<Finding>) {
+    for e in validator.iter_errors(value) {
+        let message = e.to_string();
+        findings.push(Finding::error(
+            pointer_to_path(e.instance_path().as_str()),
+            format!("{} (schema)", Excerpt::with_max_chars(&message, 240)),
+        ));
+    }
+}
+
+fn decode_error(e: serde_path_to_error::Error<serde_json::Error>) -> Finding {
+    let path = e.path().to_string();
+    let inner = e.into_inner().to_string();
+    let path = if path == "." {
+        "<root>".to_owned()
+    } else {
+        path
+    };
+    Finding::error(path, Excerpt::with_max_chars(&inner, 240).to_string())
+}
+
+fn is_zero(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+    }
+}
+
+/// Fields of `input` that the typed object does not carry (they would be dropped).
+fn dropped(path: &str, input: &Value, output: &Value, out: &mut Vec<String>) {
+    match (input, output) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match b.get(k) {
+                    Some(w) => dropped(&p, v, w, out),
+                    None if !is_zero(v) => out.push(p),
+                    None => {}
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for (i, (v, w)) in a.iter().zip(b).enumerate() {
+                dropped(&format!("{path}[{i}]"), v, w, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Decodes the typed object and lists the fields it would drop.
+fn decode<T: DeserializeOwned + Serialize>(
+    value: &Value,
+    findings: &mut Vec<Finding>,
+    warnings: &mut Vec<Finding>,
+) -> Option<T> {
+    match serde_path_to_error::deserialize::<_, T>(value) {
+        Ok(typed) => {
+            if let Ok(out) = serde_json::to_value(&typed) {
+                let mut lost = Vec::new();
+                dropped("", value, &out, &mut lost);
+                warnings.extend(lost.into_iter().map(|p| {
+                    Finding::warning(
+                        p,
+                        "unknown field, not part of the MachinePool API (dropped)",
+                    )
+                }));
+            }
+            Some(typed)
+        }
+        Err(e) => {
+            findings.push(decode_error(e));
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_become_dotted_paths() {
+        assert_eq!(
+            pointer_to_path("/spec/template/spec/readinessGates/0/conditionType"),
+            "spec.template.spec.readinessGates[0].conditionType"
+        );
+        assert_eq!(pointer_to_path(""), "<root>");
+    }
+
+    #[test]
+    fn dropped_fields_are_listed() {
+        let input = serde_json::json!({"spec": {"a": 1, "b": "", "c": {"d": true}}});
+        let output = serde_json::json!({"spec": {"c": {}}});
+        let mut out = Vec::new();
+        dropped("", &input, &output, &mut out);
+        assert_eq!(out, ["spec.a", "spec.c.d"]);
+    }
+}

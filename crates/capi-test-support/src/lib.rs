@@ -1,0 +1,80 @@
+//! Helpers shared by the test suites of the workspace (a dev-dependency only, never
+//! published): fixture paths and documents, JSON merge patches, and what Go's `omitempty`
+//! makes of an object (the normal form round-trip properties compare).
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+pub mod go_normalized;
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// The workspace root.
+#[must_use]
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Path of a file under the workspace `tests/fixtures` directory.
+#[must_use]
+pub fn fixture(rel: &str) -> PathBuf {
+    workspace_root().join("tests/fixtures").join(rel)
+}
+
+/// Every document of a YAML fixture (multi-document streams included), as JSON.
+///
+/// # Panics
+/// When the fixture cannot be read or parsed.
+#[must_use]
+pub fn yaml_docs(rel: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(fixture(rel)).unwrap();
+    serde_saphyr::from_multiple(&text).unwrap()
+}
+
+/// The first document of a YAML fixture, as JSON.
+///
+/// # Panics
+/// When the fixture cannot be read, parsed, or is empty.
+#[must_use]
+pub fn yaml(rel: &str) -> Value {
+    yaml_docs(rel).remove(0)
+}
+
+/// Applies a JSON merge patch (RFC 7386) to `target`.
+pub fn merge(target: &mut Value, patch: &Value) {
+    if let (Value::Object(t), Value::Object(p)) = (&mut *target, patch) {
+        for (k, v) in p {
+            if v.is_null() {
+                t.remove(k);
+            } else {
+                merge(t.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+    } else {
+        *target = patch.clone();
+    }
+}
+
+/// The two MachinePools of the corpus (`objects/machine-pool.yaml`, `templates/mp.yaml`), with
+/// the clusterctl template's `${WORKER_MACHINE_COUNT}` substituted as clusterctl would.
+///
+/// # Panics
+/// When the fixtures are missing.
+#[must_use]
+pub fn corpus_machine_pools() -> Vec<Value> {
+    let mut pools: Vec<Value> = [
+        "corpus/objects/machine-pool.yaml",
+        "corpus/templates/mp.yaml",
+    ]
+    .iter()
+    .flat_map(|f| yaml_docs(f))
+    .filter(|d| d["kind"] == "MachinePool")
+    .collect();
+    for p in &mut pools {
+        if p["spec"]["replicas"].is_string() {
+            p["spec"]["replicas"] = serde_json::json!(3);
+        }
+    }
+    assert_eq!(pools.len(), 2, "corpus MachinePools");
+    pools
+}
