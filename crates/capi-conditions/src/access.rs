@@ -1,58 +1,134 @@
-//! Access to an object's v1beta2 conditions.
+//! Access to an object's v1beta2 conditions, and the identity used in merged messages.
+//!
+//! * [`HasConditions`] / [`ConditionsMut`]: where the conditions are. Implement them with
+//!   [`impl_conditions!`](crate::impl_conditions) in one line per type.
+//! * [`ObjectIdentity`]: kind, name and generation, for aggregate messages and
+//!   `observedGeneration`. Every `kube_core::Resource` (with a static type, as derived with
+//!   `#[derive(CustomResource)]`) has it through a blanket implementation: nothing to write.
 
 use std::borrow::Cow;
 
 use capi_machinepool_api::{v1beta1, v1beta2};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube_core::Resource;
 
 /// An object with a list of v1beta2 (`metav1.Condition`) conditions.
 pub trait HasConditions {
     /// The conditions.
     fn conditions(&self) -> &[Condition];
-    /// `metadata.generation`, stamped into `observedGeneration` by [`crate::set`].
-    fn generation(&self) -> Option<i64> {
-        None
-    }
-    /// Kind, for aggregate messages.
-    fn kind(&self) -> Cow<'_, str>;
+}
+
+/// An object whose v1beta2 conditions can be changed.
+pub trait ConditionsMut: HasConditions {
+    /// The conditions, mutably (created empty when the object has none).
+    fn conditions_mut(&mut self) -> &mut Vec<Condition>;
+}
+
+/// Kind, name and generation of the object holding conditions.
+pub trait ObjectIdentity {
+    /// Kind, for aggregate messages (`Machines m1, m2: ...`).
+    fn object_kind(&self) -> Cow<'_, str>;
     /// Name, for aggregate messages.
-    fn name(&self) -> Cow<'_, str>;
+    fn object_name(&self) -> Cow<'_, str>;
+    /// `metadata.generation`, stamped into `observedGeneration` by [`crate::set`].
+    fn object_generation(&self) -> Option<i64>;
     /// True for a control-plane Machine (listed first in aggregate messages).
     fn is_control_plane_machine(&self) -> bool {
         false
     }
 }
 
-/// An object whose v1beta2 conditions can be changed.
-pub trait ConditionsMut: HasConditions {
-    /// The conditions, mutably.
-    fn conditions_mut(&mut self) -> &mut Vec<Condition>;
-}
-
-fn name_of(meta: &ObjectMeta) -> Cow<'_, str> {
-    Cow::Borrowed(meta.name.as_deref().unwrap_or_default())
-}
-
-impl HasConditions for v1beta2::MachinePool {
-    fn conditions(&self) -> &[Condition] {
-        &self.status.conditions
+impl<K: Resource<DynamicType = ()>> ObjectIdentity for K {
+    fn object_kind(&self) -> Cow<'_, str> {
+        K::kind(&())
     }
-    fn generation(&self) -> Option<i64> {
-        self.metadata.generation
+    fn object_name(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.meta().name.as_deref().unwrap_or_default())
     }
-    fn kind(&self) -> Cow<'_, str> {
-        Cow::Borrowed("MachinePool")
-    }
-    fn name(&self) -> Cow<'_, str> {
-        name_of(&self.metadata)
+    fn object_generation(&self) -> Option<i64> {
+        self.meta().generation
     }
 }
 
-impl ConditionsMut for v1beta2::MachinePool {
-    fn conditions_mut(&mut self) -> &mut Vec<Condition> {
-        &mut self.status.conditions
+/// An object with conditions and an identity: what [`crate::aggregate::aggregate`] reads.
+pub trait ConditionSource: HasConditions + ObjectIdentity {}
+
+impl<T: HasConditions + ObjectIdentity + ?Sized> ConditionSource for T {}
+
+/// A field holding conditions: a list, or an optional list (Go's nil vs empty).
+pub trait ConditionList {
+    /// The conditions.
+    fn as_conditions(&self) -> &[Condition];
+    /// The conditions, mutably (an absent list is created empty).
+    fn as_conditions_mut(&mut self) -> &mut Vec<Condition>;
+}
+
+impl ConditionList for Vec<Condition> {
+    fn as_conditions(&self) -> &[Condition] {
+        self
+    }
+    fn as_conditions_mut(&mut self) -> &mut Vec<Condition> {
+        self
     }
 }
+
+impl ConditionList for Option<Vec<Condition>> {
+    fn as_conditions(&self) -> &[Condition] {
+        self.as_deref().unwrap_or_default()
+    }
+    fn as_conditions_mut(&mut self) -> &mut Vec<Condition> {
+        self.get_or_insert_with(Vec::new)
+    }
+}
+
+/// Implements [`HasConditions`] and [`ConditionsMut`] for a type whose conditions are at a
+/// field path (a `Vec<Condition>` or an `Option<Vec<Condition>>`). Write `status?.conditions`
+/// when `status` is an `Option` (as `#[derive(CustomResource)]` generates it); a missing
+/// status reads as no conditions and is created when conditions are set.
+///
+/// ```
+/// use capi_conditions::{impl_conditions, HasConditions};
+/// use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+/// #[derive(Default)]
+/// struct Status { conditions: Vec<Condition> }
+/// #[derive(Default)]
+/// struct FooMachinePool { status: Status }
+/// impl_conditions!(FooMachinePool => status.conditions);
+/// assert!(FooMachinePool::default().conditions().is_empty());
+/// ```
+#[macro_export]
+macro_rules! impl_conditions {
+    ($ty:ty => $status:ident ? . $($field:ident).+) => {
+        impl $crate::HasConditions for $ty {
+            fn conditions(&self) -> &[$crate::Condition] {
+                self.$status
+                    .as_ref()
+                    .map_or(&[], |s| $crate::ConditionList::as_conditions(&s.$($field).+))
+            }
+        }
+        impl $crate::ConditionsMut for $ty {
+            fn conditions_mut(&mut self) -> &mut Vec<$crate::Condition> {
+                $crate::ConditionList::as_conditions_mut(
+                    &mut self.$status.get_or_insert_with(Default::default).$($field).+,
+                )
+            }
+        }
+    };
+    ($ty:ty => $($field:ident).+) => {
+        impl $crate::HasConditions for $ty {
+            fn conditions(&self) -> &[$crate::Condition] {
+                $crate::ConditionList::as_conditions(&self.$($field).+)
+            }
+        }
+        impl $crate::ConditionsMut for $ty {
+            fn conditions_mut(&mut self) -> &mut Vec<$crate::Condition> {
+                $crate::ConditionList::as_conditions_mut(&mut self.$($field).+)
+            }
+        }
+    };
+}
+
+crate::impl_conditions!(v1beta2::MachinePool => status.conditions);
 
 /// On a v1beta1 MachinePool the v1beta2 conditions live in `status.v1beta2.conditions`.
 impl HasConditions for v1beta1::MachinePool {
@@ -60,26 +136,17 @@ impl HasConditions for v1beta1::MachinePool {
         self.status
             .v1beta2
             .as_ref()
-            .map_or(&[], |s| s.conditions.as_slice())
-    }
-    fn generation(&self) -> Option<i64> {
-        self.metadata.generation
-    }
-    fn kind(&self) -> Cow<'_, str> {
-        Cow::Borrowed("MachinePool")
-    }
-    fn name(&self) -> Cow<'_, str> {
-        name_of(&self.metadata)
+            .map_or(&[], |s| s.conditions.as_conditions())
     }
 }
 
 impl ConditionsMut for v1beta1::MachinePool {
     fn conditions_mut(&mut self) -> &mut Vec<Condition> {
-        &mut self
-            .status
+        self.status
             .v1beta2
             .get_or_insert_with(Default::default)
             .conditions
+            .as_conditions_mut()
     }
 }
 
@@ -98,26 +165,19 @@ pub struct ConditionSet {
     pub control_plane_machine: bool,
 }
 
-impl HasConditions for ConditionSet {
-    fn conditions(&self) -> &[Condition] {
-        &self.conditions
-    }
-    fn generation(&self) -> Option<i64> {
-        self.generation
-    }
-    fn kind(&self) -> Cow<'_, str> {
+crate::impl_conditions!(ConditionSet => conditions);
+
+impl ObjectIdentity for ConditionSet {
+    fn object_kind(&self) -> Cow<'_, str> {
         Cow::Borrowed(&self.kind)
     }
-    fn name(&self) -> Cow<'_, str> {
+    fn object_name(&self) -> Cow<'_, str> {
         Cow::Borrowed(&self.name)
+    }
+    fn object_generation(&self) -> Option<i64> {
+        self.generation
     }
     fn is_control_plane_machine(&self) -> bool {
         self.control_plane_machine
-    }
-}
-
-impl ConditionsMut for ConditionSet {
-    fn conditions_mut(&mut self) -> &mut Vec<Condition> {
-        &mut self.conditions
     }
 }

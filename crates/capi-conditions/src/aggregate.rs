@@ -2,7 +2,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
-use crate::access::HasConditions;
+use crate::access::ConditionSource;
 use crate::merge::{MergeError, MergeInput, Operation, Owner, Reasons, merge};
 use crate::setter::{get, new_condition};
 use crate::types::{UNKNOWN, reason};
@@ -30,13 +30,13 @@ pub struct AggregateOptions {
 /// let m = |name: &str, status: &str, msg: &str| ConditionSet { kind: "Machine".into(), name: name.into(),
 ///     conditions: vec![new_condition("Ready", status, "R", msg)], ..Default::default() };
 /// let machines = [m("m1", "False", "Node not ready"), m("m2", "False", "Node not ready"), m("m3", "True", "")];
-/// let objs: Vec<&dyn capi_conditions::HasConditions> = machines.iter().map(|m| m as _).collect();
+/// let objs: Vec<&dyn capi_conditions::ConditionSource> = machines.iter().map(|m| m as _).collect();
 /// let c = aggregate(&objs, "Ready", &AggregateOptions::default()).unwrap();
 /// assert_eq!(c.status, "False");
 /// assert_eq!(c.message, "* Machines m1, m2: Node not ready");
 /// ```
 pub fn aggregate(
-    objects: &[&dyn HasConditions],
+    objects: &[&dyn ConditionSource],
     source_type: &str,
     opts: &AggregateOptions,
 ) -> Result<Condition, MergeError> {
@@ -58,8 +58,8 @@ pub fn aggregate(
                 )
             }),
             owner: Owner {
-                kind: o.kind().into_owned(),
-                name: o.name().into_owned(),
+                kind: o.object_kind().into_owned(),
+                name: o.object_name().into_owned(),
                 control_plane_machine: o.is_control_plane_machine(),
             },
         })

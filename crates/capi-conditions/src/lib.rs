@@ -1,7 +1,8 @@
 //! Cluster API conditions for Rust.
 //!
 //! * v1beta2 conditions (`metav1.Condition`, from k8s-openapi) on any object implementing
-//!   [`HasConditions`] / [`ConditionsMut`]: [`get`], [`has`], [`is_true`], [`is_false`],
+//!   [`HasConditions`] / [`ConditionsMut`] (one line with [`impl_conditions!`]; kind, name and
+//!   generation come from `kube_core::Resource` through [`ObjectIdentity`]): [`get`], [`has`], [`is_true`], [`is_false`],
 //!   [`is_unknown`], [`set`], [`delete`], default [`order`], [`validate`], and the merges
 //!   [`mirror`], [`aggregate`](aggregate::aggregate) and [`summary`](summary::summary) with
 //!   upstream's priorities and message formats.
@@ -26,7 +27,11 @@ pub mod unstructured;
 pub mod v1beta1;
 pub mod validate;
 
-pub use access::{ConditionSet, ConditionsMut, HasConditions};
+pub use access::{
+    ConditionList, ConditionSet, ConditionSource, ConditionsMut, HasConditions, ObjectIdentity,
+};
+/// The v1beta2 condition type (k8s-openapi's `metav1.Condition`).
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 pub use setter::{
     bool_to_status, delete, get, has, is_false, is_true, is_unknown, last_transition_time, message,
     new_condition, reason, set,

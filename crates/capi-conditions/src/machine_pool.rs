@@ -6,13 +6,14 @@
 
 use std::borrow::Cow;
 
+use capi_contract::Contract;
 use capi_contract::reader::{InfraMachinePoolReader, ReadResultExt};
 use capi_machinepool_api::constants::PAUSED_ANNOTATION;
 use capi_machinepool_api::v1beta2::MachinePool;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
-use serde_json::Value;
+use kube_core::DynamicObject;
 
-use crate::access::HasConditions;
+use crate::access::{ConditionSource, ObjectIdentity};
 use crate::aggregate::{AggregateOptions, aggregate};
 use crate::merge::Reasons;
 use crate::mirror::{Fallback, MirrorOptions, mirror};
@@ -20,11 +21,12 @@ use crate::setter::{bool_to_status, get, new_condition, set};
 use crate::types::{FALSE, TRUE, UNKNOWN, condition as ct, reason};
 use crate::unstructured::UnstructuredConditions;
 
-/// A referenced object (bootstrap config or InfraMachinePool) as the controller saw it.
+/// A referenced object (bootstrap config or InfraMachinePool) as the controller saw it, read
+/// with `kube::Api::<DynamicObject>` (its kind is only known at run time).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum External<'a> {
     /// Read successfully.
-    Found(&'a Value),
+    Found(&'a DynamicObject),
     /// Does not exist.
     NotFound,
     /// Could not be read (transient error).
@@ -44,27 +46,29 @@ pub struct PoolMachine {
     pub deletion_timestamp: Option<Time>,
 }
 
-impl HasConditions for PoolMachine {
-    fn conditions(&self) -> &[Condition] {
-        &self.conditions
-    }
-    fn kind(&self) -> Cow<'_, str> {
+crate::impl_conditions!(PoolMachine => conditions);
+
+impl ObjectIdentity for PoolMachine {
+    fn object_kind(&self) -> Cow<'_, str> {
         Cow::Borrowed("Machine")
     }
-    fn name(&self) -> Cow<'_, str> {
+    fn object_name(&self) -> Cow<'_, str> {
         Cow::Borrowed(&self.name)
+    }
+    fn object_generation(&self) -> Option<i64> {
+        None
     }
 }
 
-/// Everything the conditions are computed from.
+/// Everything the conditions are computed from, besides the MachinePool itself (which
+/// [`apply`] updates in place).
 #[derive(Clone, Debug)]
 pub struct Inputs<'a> {
-    /// The MachinePool.
-    pub machine_pool: &'a MachinePool,
     /// The InfraMachinePool.
     pub infra: External<'a>,
-    /// Contract version the infra provider implements (`v1beta2` or `v1beta1`).
-    pub infra_contract: &'a str,
+    /// Contract version the infra provider implements (from its CRD's labels, see
+    /// `capi_contract::labels`).
+    pub infra_contract: Contract,
     /// The bootstrap config (`NotFound` when none is referenced is fine too).
     pub bootstrap: External<'a>,
     /// The pool's Machines when the provider supports MachinePool Machines, else `None`.
@@ -100,8 +104,7 @@ fn count_true(machines: &[PoolMachine], type_: &str) -> i32 {
 /// Machines with Ready / Available / UpToDate True; without, ready = available =
 /// `status.replicas` and up-to-date = `spec.replicas`.
 #[must_use]
-pub fn replica_counters(inputs: &Inputs<'_>) -> ReplicaCounters {
-    let mp = inputs.machine_pool;
+pub fn replica_counters(mp: &MachinePool, inputs: &Inputs<'_>) -> ReplicaCounters {
     match inputs.machines {
         Some(machines) => ReplicaCounters {
             ready_replicas: Some(count_true(machines, ct::READY)),
@@ -129,8 +132,14 @@ fn internal_error(type_: &str) -> Condition {
     )
 }
 
-fn mirror_external(object: &Value, target: &str, ok: bool, kind: &str, field: &str) -> Condition {
-    let source = match UnstructuredConditions::from_value(object) {
+fn mirror_external(
+    object: &DynamicObject,
+    target: &str,
+    ok: bool,
+    kind: &str,
+    field: &str,
+) -> Condition {
+    let source = match UnstructuredConditions::from_dynamic(object) {
         Ok(s) => s,
         Err(e) => {
             return new_condition(
@@ -167,8 +176,7 @@ fn mirror_external(object: &Value, target: &str, ok: bool, kind: &str, field: &s
 
 /// `BootstrapConfigReady`.
 #[must_use]
-pub fn bootstrap_config_ready(inputs: &Inputs<'_>) -> Condition {
-    let mp = inputs.machine_pool;
+pub fn bootstrap_config_ready(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     let t = ct::BOOTSTRAP_CONFIG_READY;
     let config_ref = &mp.spec.template.spec.bootstrap.config_ref;
     if !config_ref.is_defined() {
@@ -207,8 +215,7 @@ pub fn bootstrap_config_ready(inputs: &Inputs<'_>) -> Condition {
 /// `InfrastructureReady`: mirror of the InfraMachinePool's `Ready`, falling back to whether it
 /// reports provisioning complete (read with the contract rules of its contract version).
 #[must_use]
-pub fn infrastructure_ready(inputs: &Inputs<'_>) -> Condition {
-    let mp = inputs.machine_pool;
+pub fn infrastructure_ready(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     let t = ct::INFRASTRUCTURE_READY;
     let kind = &mp.spec.template.spec.infrastructure_ref.kind;
     let was_provisioned = mp
@@ -218,10 +225,8 @@ pub fn infrastructure_ready(inputs: &Inputs<'_>) -> Condition {
         .unwrap_or(false);
     match inputs.infra {
         External::Found(obj) => {
-            let provisioned = match InfraMachinePoolReader::new(obj, inputs.infra_contract)
-                .provisioned()
-                .or_missing(false)
-            {
+            let reader = InfraMachinePoolReader::new(&obj.data, inputs.infra_contract);
+            let provisioned = match reader.provisioned().or_missing(false) {
                 Ok(p) => p,
                 Err(e) => {
                     return new_condition(
@@ -232,12 +237,7 @@ pub fn infrastructure_ready(inputs: &Inputs<'_>) -> Condition {
                     );
                 }
             };
-            let field = if inputs.infra_contract == "v1beta1" {
-                "status.ready"
-            } else {
-                "status.initialization.provisioned"
-            };
-            mirror_external(obj, t, provisioned, kind, field)
+            mirror_external(obj, t, provisioned, kind, reader.provisioned_field())
         }
         External::ReadError => internal_error(t),
         External::NotFound if deleting(mp) && was_provisioned => new_condition(
@@ -270,12 +270,11 @@ pub fn infrastructure_ready(inputs: &Inputs<'_>) -> Condition {
 /// `Available`: infrastructure ready and at least `spec.replicas` available replicas.
 #[must_use]
 pub fn available(
-    inputs: &Inputs<'_>,
+    mp: &MachinePool,
     counters: &ReplicaCounters,
     infrastructure_ready: &Condition,
 ) -> Condition {
     let t = ct::AVAILABLE;
-    let mp = inputs.machine_pool;
     let Some(desired) = mp.spec.replicas else {
         return new_condition(
             t,
@@ -344,7 +343,10 @@ fn aggregate_machines(
     target: &str,
     reasons: Reasons,
 ) -> Condition {
-    let objs: Vec<&dyn HasConditions> = machines.iter().map(|m| *m as &dyn HasConditions).collect();
+    let objs: Vec<&dyn ConditionSource> = machines
+        .iter()
+        .map(|m| *m as &dyn ConditionSource)
+        .collect();
     let opts = AggregateOptions {
         target_type: Some(target.into()),
         reasons: Some(reasons),
@@ -407,9 +409,8 @@ pub fn machines_up_to_date(inputs: &Inputs<'_>) -> Condition {
 /// whose `UpToDate` is False (their messages listed); without: replicas in `status.versions`
 /// on another version than `spec.template.spec.version`.
 #[must_use]
-pub fn rolling_out(inputs: &Inputs<'_>) -> Condition {
+pub fn rolling_out(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     let t = ct::ROLLING_OUT;
-    let mp = inputs.machine_pool;
     let (count, mut lines): (i64, Vec<String>) = match inputs.machines {
         Some(machines) => {
             let stale: Vec<&PoolMachine> = machines
@@ -432,6 +433,7 @@ pub fn rolling_out(inputs: &Inputs<'_>) -> Condition {
                 .status
                 .versions
                 .iter()
+                .flatten()
                 .filter(|v| !desired.is_empty() && v.version != *desired)
                 .map(|v| i64::from(v.replicas))
                 .sum();
@@ -457,8 +459,8 @@ pub fn rolling_out(inputs: &Inputs<'_>) -> Condition {
     new_condition(t, TRUE, reason::ROLLING_OUT, &message)
 }
 
-fn missing_refs_fragment(inputs: &Inputs<'_>) -> String {
-    let spec = &inputs.machine_pool.spec.template.spec;
+fn missing_refs_fragment(mp: &MachinePool, inputs: &Inputs<'_>) -> String {
+    let spec = &mp.spec.template.spec;
     let mut missing = Vec::new();
     if spec.bootstrap.config_ref.is_defined() && inputs.bootstrap == External::NotFound {
         missing.push(spec.bootstrap.config_ref.kind.as_str());
@@ -499,14 +501,13 @@ fn names_with_more(names: &[&str]) -> String {
 
 /// `ScalingUp`: True while `status.replicas < spec.replicas`.
 #[must_use]
-pub fn scaling_up(inputs: &Inputs<'_>) -> Condition {
+pub fn scaling_up(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     let t = ct::SCALING_UP;
-    let mp = inputs.machine_pool;
     let (desired, current) = match desired_and_current(mp, t) {
         Ok(v) => v,
         Err(waiting) => return *waiting,
     };
-    let fragment = missing_refs_fragment(inputs);
+    let fragment = missing_refs_fragment(mp, inputs);
     if current >= desired {
         let message = if !deleting(mp) && !fragment.is_empty() {
             format!("Scaling up would be blocked {fragment}")
@@ -551,9 +552,8 @@ fn stale_deleting_machines(inputs: &Inputs<'_>) -> Option<String> {
 
 /// `ScalingDown`: True while `status.replicas > spec.replicas` (desired is 0 when deleting).
 #[must_use]
-pub fn scaling_down(inputs: &Inputs<'_>) -> Condition {
+pub fn scaling_down(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     let t = ct::SCALING_DOWN;
-    let mp = inputs.machine_pool;
     let (desired, current) = match desired_and_current(mp, t) {
         Ok(v) => v,
         Err(waiting) => return *waiting,
@@ -607,9 +607,8 @@ pub fn remediating(inputs: &Inputs<'_>) -> Condition {
 
 /// `Deleting`: what deletion is waiting for.
 #[must_use]
-pub fn deleting_condition(inputs: &Inputs<'_>) -> Condition {
+pub fn deleting_condition(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     let t = ct::DELETING;
-    let mp = inputs.machine_pool;
     if !deleting(mp) {
         return new_condition(t, FALSE, reason::NOT_DELETING, "");
     }
@@ -635,9 +634,8 @@ pub fn deleting_condition(inputs: &Inputs<'_>) -> Condition {
 
 /// `Paused`: the Cluster is paused or the MachinePool has the `cluster.x-k8s.io/paused` annotation.
 #[must_use]
-pub fn paused(inputs: &Inputs<'_>) -> Condition {
-    let annotated = inputs
-        .machine_pool
+pub fn paused(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
+    let annotated = mp
         .metadata
         .annotations
         .as_ref()
@@ -660,21 +658,21 @@ pub fn paused(inputs: &Inputs<'_>) -> Condition {
 
 /// Every MachinePool v1beta2 condition, in the default order.
 #[must_use]
-pub fn conditions(inputs: &Inputs<'_>) -> Vec<Condition> {
-    let counters = replica_counters(inputs);
-    let infra = infrastructure_ready(inputs);
+pub fn conditions(mp: &MachinePool, inputs: &Inputs<'_>) -> Vec<Condition> {
+    let counters = replica_counters(mp, inputs);
+    let infra = infrastructure_ready(mp, inputs);
     let mut all = vec![
-        available(inputs, &counters, &infra),
-        bootstrap_config_ready(inputs),
+        available(mp, &counters, &infra),
+        bootstrap_config_ready(mp, inputs),
         infra,
         machines_ready(inputs),
         machines_up_to_date(inputs),
-        rolling_out(inputs),
-        scaling_up(inputs),
-        scaling_down(inputs),
+        rolling_out(mp, inputs),
+        scaling_up(mp, inputs),
+        scaling_down(mp, inputs),
         remediating(inputs),
-        deleting_condition(inputs),
-        paused(inputs),
+        deleting_condition(mp, inputs),
+        paused(mp, inputs),
     ];
     crate::order::sort(&mut all);
     all
@@ -682,9 +680,10 @@ pub fn conditions(inputs: &Inputs<'_>) -> Vec<Condition> {
 
 /// Writes the conditions and replica counters into a MachinePool's status (with [`set`]'s
 /// rules for transition times and observedGeneration); returns whether anything changed.
+/// Everything is computed from the pool as it is before the call.
 pub fn apply(target: &mut MachinePool, inputs: &Inputs<'_>) -> bool {
-    let counters = replica_counters(inputs);
-    let computed = conditions(inputs);
+    let counters = replica_counters(target, inputs);
+    let computed = conditions(target, inputs);
     let mut changed = false;
     for c in computed {
         changed |= set(target, c, inputs.now);

@@ -2,7 +2,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 
-use crate::access::{ConditionsMut, HasConditions};
+use crate::access::{ConditionsMut, HasConditions, ObjectIdentity};
 use crate::setter::{get, new_condition, set};
 use crate::types::{UNKNOWN, reason};
 
@@ -66,7 +66,7 @@ pub fn mirror<T: HasConditions + ?Sized>(
 }
 
 /// [`mirror`] then [`set`] on `target`; returns whether `target` changed.
-pub fn set_mirror<S: HasConditions + ?Sized, T: ConditionsMut + ?Sized>(
+pub fn set_mirror<S: HasConditions + ?Sized, T: ConditionsMut + ObjectIdentity + ?Sized>(
     target: &mut T,
     source: &S,
     source_type: &str,

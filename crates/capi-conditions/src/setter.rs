@@ -2,7 +2,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 
-use crate::access::{ConditionsMut, HasConditions};
+use crate::access::{ConditionsMut, HasConditions, ObjectIdentity};
 use crate::time::{is_zero, truncate, zero_time};
 use crate::types::{FALSE, TRUE, UNKNOWN};
 
@@ -91,8 +91,12 @@ pub fn last_transition_time<T: HasConditions + ?Sized>(obj: &T, type_: &str) -> 
 /// assert_eq!(get(&obj, "Ready").unwrap().last_transition_time, t1);
 /// assert_eq!(get(&obj, "Ready").unwrap().observed_generation, Some(3));
 /// ```
-pub fn set<T: ConditionsMut + ?Sized>(obj: &mut T, mut condition: Condition, now: &Time) -> bool {
-    if let Some(generation) = obj.generation() {
+pub fn set<T: ConditionsMut + ObjectIdentity + ?Sized>(
+    obj: &mut T,
+    mut condition: Condition,
+    now: &Time,
+) -> bool {
+    if let Some(generation) = obj.object_generation() {
         condition.observed_generation = Some(generation);
     }
     if is_zero(&condition.last_transition_time) {

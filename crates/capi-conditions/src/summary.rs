@@ -2,7 +2,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
-use crate::access::HasConditions;
+use crate::access::ConditionSource;
 use crate::merge::{MergeError, MergeInput, Operation, Owner, Reasons, merge};
 use crate::setter::new_condition;
 use crate::types::{UNKNOWN, reason};
@@ -35,7 +35,7 @@ pub struct SummaryOptions {
 /// let c = summary(&obj, "Ready", &opts).unwrap();
 /// assert_eq!((c.status.as_str(), c.reason.as_str(), c.message.as_str()), ("False", "IssuesReported", "* B: disk full"));
 /// ```
-pub fn summary<T: HasConditions + ?Sized>(
+pub fn summary<T: ConditionSource + ?Sized>(
     obj: &T,
     target_type: &str,
     opts: &SummaryOptions,
@@ -58,8 +58,8 @@ pub fn summary<T: HasConditions + ?Sized>(
         }
     }
     let owner = Owner {
-        kind: obj.kind().into_owned(),
-        name: obj.name().into_owned(),
+        kind: obj.object_kind().into_owned(),
+        name: obj.object_name().into_owned(),
         control_plane_machine: obj.is_control_plane_machine(),
     };
     let mut inputs: Vec<MergeInput> = obj

@@ -3,21 +3,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
-/// Seconds of `0001-01-01T00:00:00Z` (Go's zero time) since the Unix epoch.
-const ZERO_SECONDS: i64 = -62_135_596_800;
-
-/// Go's zero time, `0001-01-01T00:00:00Z`: a condition whose `lastTransitionTime` is zero gets
-/// "now" when set.
-#[must_use]
-pub fn zero_time() -> Time {
-    Time(Timestamp::from_second(ZERO_SECONDS).unwrap_or(Timestamp::MIN))
-}
-
-/// True for Go's zero time.
-#[must_use]
-pub fn is_zero(t: &Time) -> bool {
-    t.0.as_second() == ZERO_SECONDS && t.0.subsec_nanosecond() == 0
-}
+pub use capi_machinepool_api::wire::time::{is_zero, zero as zero_time};
 
 /// The time truncated to whole seconds (as upstream stores condition times).
 #[must_use]

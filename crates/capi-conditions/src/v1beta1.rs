@@ -6,7 +6,7 @@
 
 use std::cmp::Ordering;
 
-use capi_machinepool_api::v1beta1::Condition;
+use capi_machinepool_api::v1beta1::LegacyCondition as Condition;
 use capi_machinepool_api::{severity, v1beta1, v1beta2};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
@@ -23,10 +23,10 @@ pub trait LegacyConditions {
 
 impl LegacyConditions for v1beta1::MachinePool {
     fn legacy_conditions(&self) -> &[Condition] {
-        &self.status.conditions
+        self.status.conditions.as_deref().unwrap_or_default()
     }
     fn legacy_conditions_mut(&mut self) -> &mut Vec<Condition> {
-        &mut self.status.conditions
+        self.status.conditions.get_or_insert_with(Vec::new)
     }
 }
 
@@ -37,16 +37,16 @@ impl LegacyConditions for v1beta2::MachinePool {
             .deprecated
             .as_ref()
             .and_then(|d| d.v1beta1.as_ref())
-            .map_or(&[], |l| l.conditions.as_slice())
+            .map_or(&[], |l| l.conditions.as_deref().unwrap_or_default())
     }
     fn legacy_conditions_mut(&mut self) -> &mut Vec<Condition> {
-        &mut self
-            .status
+        self.status
             .deprecated
             .get_or_insert_with(Default::default)
             .v1beta1
             .get_or_insert_with(Default::default)
             .conditions
+            .get_or_insert_with(Vec::new)
     }
 }
 
@@ -458,7 +458,7 @@ mod tests {
             mp.status
                 .deprecated
                 .and_then(|d| d.v1beta1)
-                .map(|l| l.conditions.len()),
+                .map(|l| l.conditions.unwrap_or_default().len()),
             Some(1)
         );
     }

@@ -6,7 +6,7 @@ use capi_conditions::aggregate::{AggregateOptions, aggregate};
 use capi_conditions::merge::MergeError;
 use capi_conditions::mirror::{Fallback, MirrorOptions, mirror};
 use capi_conditions::summary::{SummaryOptions, summary};
-use capi_conditions::{ConditionSet, HasConditions, new_condition};
+use capi_conditions::{ConditionSet, ConditionSource, new_condition};
 
 fn objs(type_: &str, rows: &[(&str, &str)]) -> Vec<ConditionSet> {
     rows.iter()
@@ -35,7 +35,8 @@ fn agg(
     opts: &AggregateOptions,
 ) -> Result<(String, String, String), MergeError> {
     let objects = objs(type_, rows);
-    let refs: Vec<&dyn HasConditions> = objects.iter().map(|o| o as &dyn HasConditions).collect();
+    let refs: Vec<&dyn ConditionSource> =
+        objects.iter().map(|o| o as &dyn ConditionSource).collect();
     aggregate(&refs, type_, opts).map(|c| (c.status, c.reason, c.message))
 }
 

@@ -1,7 +1,10 @@
-//! Findings: what a check concluded, rule by rule.
+//! Findings: what the checks concluded, rule by rule, about which subject, from which input.
 
 use std::fmt;
+use std::sync::Arc;
 
+use capi_contract::Contract;
+use capi_manifests::Source;
 use serde::Serialize;
 
 use crate::rules::{Level, Rule};
@@ -31,23 +34,135 @@ impl fmt::Display for Outcome {
     }
 }
 
+/// What a finding is about.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Target {
+    /// A CRD as a whole.
+    Crd {
+        /// The CRD name.
+        name: String,
+    },
+    /// One version of a CRD (its schema).
+    CrdVersion {
+        /// The CRD name.
+        name: String,
+        /// The version.
+        version: String,
+    },
+    /// An object.
+    Object {
+        /// Its kind.
+        kind: String,
+        /// Its namespace, when set.
+        namespace: Option<String>,
+        /// Its name.
+        name: String,
+    },
+    /// A kustomization (how the inputs were read).
+    Kustomization {
+        /// The kustomization file.
+        file: String,
+    },
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Crd { name } => f.write_str(name),
+            Self::CrdVersion { name, version } => write!(f, "{name}@{version}"),
+            Self::Object {
+                kind,
+                namespace: Some(ns),
+                name,
+            } => write!(f, "{kind} {ns}/{name}"),
+            Self::Object { kind, name, .. } => write!(f, "{kind} {name}"),
+            Self::Kustomization { file } => write!(f, "kustomization {file}"),
+        }
+    }
+}
+
+/// What a finding is about and where it was read: two inputs holding a CRD of the same name
+/// are two subjects.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Subject {
+    /// The CRD, CRD version, object or kustomization.
+    #[serde(flatten)]
+    pub target: Target,
+    /// The file, document and line it was read from (`None` for CRDs given as values).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceRef>,
+}
+
+/// [`Source`] as reports print it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct SourceRef {
+    /// The file (`-` for standard input).
+    pub file: String,
+    /// Index of the document in the file (from 0).
+    pub document: usize,
+    /// First line of the document (from 1).
+    pub line: usize,
+}
+
+impl From<&Source> for SourceRef {
+    fn from(s: &Source) -> Self {
+        Self {
+            file: s.file.to_string(),
+            document: s.document,
+            line: s.line,
+        }
+    }
+}
+
+impl fmt::Display for SourceRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}#{} (line {})", self.file, self.document, self.line)
+    }
+}
+
+impl Subject {
+    /// A subject read from `source`.
+    #[must_use]
+    pub fn new(target: Target, source: Option<SourceRef>) -> Self {
+        Self { target, source }
+    }
+
+    /// The same input, another target (a version of this CRD, say).
+    #[must_use]
+    pub fn with_target(&self, target: Target) -> Self {
+        Self {
+            target,
+            source: self.source.clone(),
+        }
+    }
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.target, f)
+    }
+}
+
 /// One finding.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
-    /// Rule id (see [`crate::rules::RULES`]).
-    pub rule: &'static str,
+    /// The rule.
+    #[serde(serialize_with = "rule_id")]
+    pub rule: &'static Rule,
     /// The rule's level.
     pub level: Level,
     /// What the check concluded.
     pub outcome: Outcome,
-    /// What was checked: a CRD name, `CRD@version`, or `file#doc Kind ns/name` for objects.
-    pub subject: String,
-    /// The contract version the check was made against.
-    pub contract: String,
+    /// What was checked, and where it was read.
+    #[serde(serialize_with = "subject")]
+    pub subject: Arc<Subject>,
+    /// The contract the check was made against.
+    pub contract: Contract,
     /// YAML path of the offending (or checked) field.
     pub path: String,
-    /// What was found.
+    /// What was found (input quoted as short excerpts).
     pub message: String,
     /// How to fix it (empty for passes).
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -56,69 +171,96 @@ pub struct Finding {
     pub url: String,
 }
 
-impl Finding {
-    /// A finding for `rule` (its level and link filled in).
-    #[must_use]
-    pub fn new(
-        rule: &'static Rule,
-        outcome: Outcome,
-        subject: &str,
-        contract: &str,
-        path: &str,
-        message: String,
-    ) -> Self {
-        Self {
-            rule: rule.id,
-            level: rule.level,
-            outcome,
-            subject: subject.to_owned(),
-            contract: contract.to_owned(),
-            path: path.to_owned(),
-            message,
-            fix: String::new(),
-            url: rule.url(),
-        }
-    }
-
-    /// Adds the fix text.
-    #[must_use]
-    pub fn with_fix(mut self, fix: &str) -> Self {
-        fix.clone_into(&mut self.fix);
-        self
-    }
+fn subject<S: serde::Serializer>(subject: &Arc<Subject>, s: S) -> Result<S::Ok, S::Error> {
+    Serialize::serialize(subject.as_ref(), s)
 }
 
-/// Every finding of a run.
+fn rule_id<S: serde::Serializer>(rule: &&'static Rule, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(rule.id)
+}
+
+/// Every finding of a run, and the inputs that were read but not checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Report {
-    /// The findings, in check order.
+    /// The findings, in check order (grouped by subject).
     pub findings: Vec<Finding>,
     /// Inputs that were read but not checked (other kinds), with the reason.
     pub skipped: Vec<String>,
 }
 
-impl Report {
-    /// Appends a finding.
-    pub fn push(&mut self, finding: Finding) {
-        self.findings.push(finding);
+/// A finding being recorded: `report.check(&rules::SCOPE, &subject, contract, "spec.scope")`
+/// followed by `.pass(..)`, `.fail(.., fix)`, `.warn(.., fix)`, `.info(.., fix)` or
+/// `.violation(.., fix)` (FAIL for a MUST rule, WARN otherwise).
+#[must_use = "a check records nothing until it is given an outcome"]
+pub struct Check<'r> {
+    report: &'r mut Report,
+    rule: &'static Rule,
+    subject: Arc<Subject>,
+    contract: Contract,
+    path: String,
+}
+
+impl Check<'_> {
+    /// Records the finding with an outcome.
+    pub fn outcome(self, outcome: Outcome, message: impl Into<String>, fix: impl Into<String>) {
+        self.report.findings.push(Finding {
+            rule: self.rule,
+            level: self.rule.level,
+            outcome,
+            subject: self.subject,
+            contract: self.contract,
+            path: self.path,
+            message: message.into(),
+            fix: fix.into(),
+            url: self.rule.url(),
+        });
     }
 
-    /// Appends a finding for the rule `id` (its level and link filled in); ids are the
-    /// crate's own constants, checked by a test, so an unknown id is a bug and is skipped.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn record(
+    /// The rule holds.
+    pub fn pass(self, message: impl Into<String>) {
+        self.outcome(Outcome::Pass, message, String::new());
+    }
+
+    /// The rule is violated and the check fails.
+    pub fn fail(self, message: impl Into<String>, fix: impl Into<String>) {
+        self.outcome(Outcome::Fail, message, fix);
+    }
+
+    /// A warning.
+    pub fn warn(self, message: impl Into<String>, fix: impl Into<String>) {
+        self.outcome(Outcome::Warn, message, fix);
+    }
+
+    /// Worth knowing.
+    pub fn info(self, message: impl Into<String>, fix: impl Into<String>) {
+        self.outcome(Outcome::Info, message, fix);
+    }
+
+    /// The rule is violated: FAIL for a MUST rule, WARN for SHOULD and MAY rules.
+    pub fn violation(self, message: impl Into<String>, fix: impl Into<String>) {
+        let outcome = match self.rule.level {
+            Level::Must => Outcome::Fail,
+            Level::Should | Level::May => Outcome::Warn,
+        };
+        self.outcome(outcome, message, fix);
+    }
+}
+
+impl Report {
+    /// Starts recording a finding of `rule` about `subject` at `path`.
+    pub fn check(
         &mut self,
-        id: &str,
-        outcome: Outcome,
-        subject: &str,
-        contract: &str,
-        path: &str,
-        message: String,
-        fix: &str,
-    ) {
-        debug_assert!(crate::rules::rule(id).is_some(), "unknown rule id {id}");
-        if let Some(rule) = crate::rules::rule(id) {
-            self.push(Finding::new(rule, outcome, subject, contract, path, message).with_fix(fix));
+        rule: &'static Rule,
+        subject: &Arc<Subject>,
+        contract: Contract,
+        path: impl Into<String>,
+    ) -> Check<'_> {
+        Check {
+            report: self,
+            rule,
+            subject: Arc::clone(subject),
+            contract,
+            path: path.into(),
         }
     }
 
@@ -126,6 +268,12 @@ impl Report {
     #[must_use]
     pub fn has_failures(&self) -> bool {
         self.findings.iter().any(|f| f.outcome == Outcome::Fail)
+    }
+
+    /// True when no MUST rule is violated (the exit status 0 of `capi-machinepool check`).
+    #[must_use]
+    pub fn passes(&self) -> bool {
+        !self.has_failures()
     }
 
     /// Number of findings with the outcome.
@@ -137,14 +285,40 @@ impl Report {
             .count()
     }
 
-    /// Distinct `(rule, outcome)` pairs for a subject prefix, sorted: a compact verdict.
+    /// Findings grouped by subject, in first-seen order.
+    #[must_use]
+    pub fn grouped(&self) -> Vec<(&Arc<Subject>, Vec<&Finding>)> {
+        let mut groups: Vec<(&Arc<Subject>, Vec<&Finding>)> = Vec::new();
+        let mut last: Option<usize> = None;
+        for f in &self.findings {
+            // Findings of one subject are usually consecutive: look at the last group first.
+            let index = match last {
+                Some(i) if groups[i].0 == &f.subject => Some(i),
+                _ => groups.iter().position(|(s, _)| *s == &f.subject),
+            };
+            match index {
+                Some(i) => {
+                    groups[i].1.push(f);
+                    last = Some(i);
+                }
+                None => {
+                    groups.push((&f.subject, vec![f]));
+                    last = Some(groups.len() - 1);
+                }
+            }
+        }
+        groups
+    }
+
+    /// Distinct `(rule id, outcome)` pairs of the subjects whose display starts with
+    /// `subject_prefix`, sorted: a compact verdict.
     #[must_use]
     pub fn verdicts(&self, subject_prefix: &str) -> Vec<(&'static str, Outcome)> {
         let mut v: Vec<_> = self
             .findings
             .iter()
-            .filter(|f| f.subject.starts_with(subject_prefix))
-            .map(|f| (f.rule, f.outcome))
+            .filter(|f| f.subject.to_string().starts_with(subject_prefix))
+            .map(|f| (f.rule.id, f.outcome))
             .collect();
         v.sort_unstable();
         v.dedup();

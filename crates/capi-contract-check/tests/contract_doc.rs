@@ -1,10 +1,10 @@
 //! `docs/contract.md` carries a table generated from the rule data; this test fails when the
-//! two drift apart (`UPDATE_DOCS=1 cargo test -p capi-contract --test contract_doc` rewrites it).
+//! two drift apart (`UPDATE_DOCS=1 cargo test -p capi-contract-check --test contract_doc` rewrites it).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::path::PathBuf;
 
-use capi_contract::rules::{Check, RULES, Subject};
+use capi_contract_check::rules::{AppliesTo, CheckedOn, RULES};
 
 const BEGIN: &str = "<!-- BEGIN GENERATED RULES TABLE -->";
 const END: &str = "<!-- END GENERATED RULES TABLE -->";
@@ -14,27 +14,32 @@ fn table() -> String {
         "| Rule id | Level | Contracts | Applies to | Field | Type / shape | Read by | When absent or wrong | Checked on |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in RULES {
-        let subject = match r.subject {
-            Subject::AllResources => "all resources",
-            Subject::InfraMachinePool => "InfraMachinePool CRD",
-            Subject::InfraMachinePoolTemplate => "InfraMachinePoolTemplate CRD",
-            Subject::Object => "InfraMachinePool objects",
+        let subject = match r.applies_to {
+            AppliesTo::AllResources => "all resources",
+            AppliesTo::InfraMachinePool => "InfraMachinePool CRD",
+            AppliesTo::InfraMachinePoolTemplate => "InfraMachinePoolTemplate CRD",
+            AppliesTo::Object => "InfraMachinePool objects",
         };
-        let check = match r.check {
-            Check::Crd => "CRD",
-            Check::Object => "objects (`--objects`)",
-            Check::Behavioural => "not statically checkable",
+        let check = match r.checked_on {
+            CheckedOn::Crd => "CRD",
+            CheckedOn::Object => "objects (`--objects`)",
+            CheckedOn::Inputs => "inputs (kustomizations)",
+            CheckedOn::Behavioural => "not statically checkable",
         };
         out.push_str(&format!(
             "| [`{}`]({}) | {} | {} | {} | `{}` | {} | {} | {} | {} |\n",
             r.id,
             r.url(),
             r.level,
-            r.contracts.join(", "),
+            r.contracts
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             subject,
             r.field.replace('|', "\\|"),
             r.shape.replace('|', "\\|"),
-            r.reader,
+            r.read_by,
             r.when_absent,
             check
         ));
@@ -57,6 +62,6 @@ fn contract_doc_table_matches_rule_data() {
     assert_eq!(
         &doc[start..end],
         generated,
-        "docs/contract.md is out of date: run UPDATE_DOCS=1 cargo test -p capi-contract --test contract_doc"
+        "docs/contract.md is out of date: run UPDATE_DOCS=1 cargo test -p capi-contract-check --test contract_doc"
     );
 }

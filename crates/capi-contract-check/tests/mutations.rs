@@ -1,35 +1,26 @@
 //! Hand-made mutations of a real CRD (CAPI's DevMachinePool) each fail the specific rule.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::path::PathBuf;
-
-use capi_contract::load::read_documents;
-use capi_contract::{CheckOptions, CrdInput, Outcome, check_crds};
+use capi_contract_check::{CheckOptions, CrdInput, Outcome, check_crds};
+use capi_test_support::yaml;
 use serde_json::{Value, json};
 
 fn dev_machine_pool() -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/corpus/providers/capi-dev/infrastructure.cluster.x-k8s.io_devmachinepools.yaml");
-    let mut crd = read_documents(&path).unwrap().remove(0).value;
+    let mut crd = yaml(
+        "provider-trees/capi-dev/config/crd/bases/infrastructure.cluster.x-k8s.io_devmachinepools.yaml",
+    );
     // A correct label, so that every failure below comes from the mutation alone.
     crd["metadata"]["labels"] = json!({"cluster.x-k8s.io/v1beta2": "v1beta2"});
     crd
 }
 
 fn failures(crd: Value) -> Vec<&'static str> {
-    let report = check_crds(
-        &[CrdInput {
-            source: "mutated".into(),
-            crd,
-            notes: vec![],
-        }],
-        &CheckOptions::default(),
-    );
+    let report = check_crds(&[CrdInput::from(crd)], &CheckOptions::default());
     let mut v: Vec<_> = report
         .findings
         .iter()
         .filter(|f| f.outcome == Outcome::Fail)
-        .map(|f| f.rule)
+        .map(|f| f.rule.id)
         .collect();
     v.dedup();
     v
@@ -113,14 +104,7 @@ fn contract_example_recommendations_are_never_failures() {
     let mut crd = dev_machine_pool();
     crd["spec"]["names"]["categories"] = json!([]);
     crd["spec"]["versions"][0]["subresources"] = json!({});
-    let report = check_crds(
-        &[CrdInput {
-            source: "m".into(),
-            crd,
-            notes: vec![],
-        }],
-        &CheckOptions::default(),
-    );
+    let report = check_crds(&[CrdInput::from(crd)], &CheckOptions::default());
     for rule in [
         "categories",
         "status-subresource",
@@ -130,4 +114,38 @@ fn contract_example_recommendations_are_never_failures() {
         assert_eq!(f.outcome, Outcome::Warn, "{rule}");
     }
     assert!(!report.has_failures());
+}
+
+/// What the API server stores, not what a generator printed: kube-derive leaves out
+/// `spec.names.listKind` (defaulted to `<Kind>List`) and the root `apiVersion`, `kind` and
+/// `metadata` properties (implicit in every CRD schema). Neither fails; both leave an INFO
+/// hint. Present but wrong, they still fail.
+#[test]
+fn kube_derive_shaped_crds_pass_with_hints() {
+    let mut crd = dev_machine_pool();
+    crd["spec"]["names"]
+        .as_object_mut()
+        .unwrap()
+        .remove("listKind");
+    let root = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+        .as_object_mut()
+        .unwrap();
+    for field in ["apiVersion", "kind", "metadata"] {
+        root.remove(field);
+    }
+    let report = check_crds(&[CrdInput::from(crd.clone())], &CheckOptions::default());
+    assert!(!report.has_failures(), "{report}");
+    for rule in ["list-kind", "type-and-object-meta"] {
+        let outcomes: Vec<Outcome> = report
+            .findings
+            .iter()
+            .filter(|f| f.rule.id == rule)
+            .map(|f| f.outcome)
+            .collect();
+        assert!(outcomes.contains(&Outcome::Pass), "{rule}: {outcomes:?}");
+        assert!(outcomes.contains(&Outcome::Info), "{rule}: {outcomes:?}");
+    }
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["kind"] =
+        json!({"type": "integer"});
+    assert_eq!(failures(crd), ["type-and-object-meta"]);
 }

@@ -1,24 +1,21 @@
-//! The Cluster API InfraMachinePool contract as code.
+//! The Cluster API contract at run time: what a controller or conversion webhook needs to talk
+//! to infrastructure providers' objects. No YAML, no file system (the checker tooling is the
+//! `capi-contract-check` crate).
 //!
-//! * [`rules`]: every contract rule as data (id, level, contract versions, link).
-//! * [`crd_check`]: checks provider CRDs (names, scope, labels, versions, schemas).
-//! * [`object_check`]: checks InfraMachinePool objects.
+//! * [`Contract`]: the contract versions (`v1beta2`, and the deprecated `v1beta1`).
+//! * [`labels`]: the `cluster.x-k8s.io/<contract>` CRD labels and the API version core Cluster
+//!   API derives from them.
+//! * [`naming`]: CRD names as upstream computes them (flect pluralisation).
+//! * [`version`]: Kubernetes-aware ordering of API version names.
 //! * [`reader`]: contract-aware, typed reads of unstructured InfraMachinePools.
-//! * [`naming`] and [`version`]: CRD names and contract version resolution as upstream does.
-//! * [`load`]: reading CRDs from files, directories (with `kustomization.yaml` labels) and
-//!   rendered bundles.
+//! * [`provider_ids`]: `providerIDList` hygiene and matching Nodes to provider IDs.
 #![deny(missing_docs)]
 
-pub mod crd_check;
-pub mod load;
+mod contract;
+pub mod labels;
 pub mod naming;
-pub mod object_check;
-mod pool_schema;
+pub mod provider_ids;
 pub mod reader;
-pub mod report;
-pub mod rules;
-pub mod schema_view;
 pub mod version;
 
-pub use crd_check::{CheckOptions, CrdInput, check_crds};
-pub use report::{Finding, Outcome, Report};
+pub use contract::{Contract, UnknownContract};

@@ -10,16 +10,17 @@
 //!     "spec": {"providerIDList": ["aws:///a/i-1"]},
 //!     "status": {"initialization": {"provisioned": true}, "replicas": 1}
 //! });
-//! let r = InfraMachinePoolReader::new(&obj, "v1beta2");
+//! let r = InfraMachinePoolReader::new(&obj, capi_contract::Contract::V1Beta2);
 //! assert_eq!(r.provisioned().unwrap(), true);
 //! assert_eq!(r.replicas().unwrap(), 1);
 //! assert_eq!(r.provider_id_list().unwrap(), ["aws:///a/i-1"]);
 //! assert!(r.infrastructure_machine_kind().unwrap_err().is_missing());
 //! ```
 
-use capi_machinepool_api::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition as MetaCondition;
-use capi_machinepool_api::v1beta1::Condition as LegacyCondition;
+use capi_machinepool_api::excerpt::Excerpt;
 use serde_json::Value;
+
+use crate::Contract;
 
 /// Why a field could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -68,40 +69,38 @@ impl<T> ReadResultExt<T> for Result<T, ReadError> {
     }
 }
 
-/// The conditions of an InfraMachinePool, in the shape of its contract version.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Conditions {
-    /// v1beta2 contract: `metav1.Condition`s.
-    V1Beta2(Vec<MetaCondition>),
-    /// v1beta1 contract: Cluster API v1beta1 conditions (with severity).
-    V1Beta1(Vec<LegacyCondition>),
-}
-
 fn found(v: &Value) -> String {
-    let mut s = v.to_string();
-    if s.len() > 80 {
-        let mut cut = 80;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-        s.push('…');
-    }
-    s
+    Excerpt::with_max_chars(&v.to_string(), 80).to_string()
 }
 
 /// Reads contract fields of one InfraMachinePool object for a contract version.
 #[derive(Debug, Clone, Copy)]
 pub struct InfraMachinePoolReader<'a> {
     object: &'a Value,
-    contract: &'a str,
+    contract: Contract,
 }
 
 impl<'a> InfraMachinePoolReader<'a> {
-    /// A reader for `object` implementing contract `contract` (`v1beta2` or `v1beta1`).
+    /// A reader for `object` implementing contract `contract`.
     #[must_use]
-    pub fn new(object: &'a Value, contract: &'a str) -> Self {
+    pub fn new(object: &'a Value, contract: Contract) -> Self {
         Self { object, contract }
+    }
+
+    /// The contract the reader applies.
+    #[must_use]
+    pub fn contract(&self) -> Contract {
+        self.contract
+    }
+
+    /// The field `status.initialization.provisioned` (v1beta2) or `status.ready` (v1beta1):
+    /// where the contract reports that initialization completed.
+    #[must_use]
+    pub fn provisioned_field(&self) -> &'static str {
+        match self.contract {
+            Contract::V1Beta1 => "status.ready",
+            Contract::V1Beta2 => "status.initialization.provisioned",
+        }
     }
 
     fn get(&self, path: &[&str]) -> Result<&'a Value, ReadError> {
@@ -146,7 +145,7 @@ impl<'a> InfraMachinePoolReader<'a> {
     /// # Errors
     /// Missing (treat as `false`, see [`ReadResultExt::or_missing`]) or not a boolean.
     pub fn provisioned(&self) -> Result<bool, ReadError> {
-        if self.contract == "v1beta1" {
+        if self.contract == Contract::V1Beta1 {
             return self.bool_at(&["status", "ready"]);
         }
         match self.bool_at(&["status", "initialization", "provisioned"]) {
@@ -210,33 +209,6 @@ impl<'a> InfraMachinePoolReader<'a> {
     pub fn failure_message(&self) -> Result<String, ReadError> {
         self.string_at(&["status", "failureMessage"])
     }
-
-    /// `status.conditions` in the contract's shape. For v1beta2 a list in the deprecated
-    /// v1beta1 shape (a `severity`, or no `reason`/`message`) is returned as
-    /// [`Conditions::V1Beta1`] (temporary compatibility).
-    ///
-    /// # Errors
-    /// Missing, or not a list of conditions.
-    pub fn conditions(&self) -> Result<Conditions, ReadError> {
-        let path = ["status", "conditions"];
-        let v = self.get(&path)?;
-        let metav1_shaped = v.as_array().is_some_and(|items| {
-            items.iter().all(|c| {
-                c.get("severity").is_none()
-                    && c.get("reason").is_some()
-                    && c.get("message").is_some()
-            })
-        });
-        if self.contract != "v1beta1"
-            && metav1_shaped
-            && let Ok(list) = serde_json::from_value::<Vec<MetaCondition>>(v.clone())
-        {
-            return Ok(Conditions::V1Beta2(list));
-        }
-        serde_json::from_value::<Vec<LegacyCondition>>(v.clone())
-            .map(Conditions::V1Beta1)
-            .map_err(|_| Self::wrong(&path, "list of conditions", v))
-    }
 }
 
 #[cfg(test)]
@@ -248,22 +220,22 @@ mod tests {
     fn provisioned_by_contract() {
         let ready_only = json!({"status": {"ready": true}});
         assert_eq!(
-            InfraMachinePoolReader::new(&ready_only, "v1beta1").provisioned(),
+            InfraMachinePoolReader::new(&ready_only, Contract::V1Beta1).provisioned(),
             Ok(true)
         );
         assert_eq!(
-            InfraMachinePoolReader::new(&ready_only, "v1beta2").provisioned(),
+            InfraMachinePoolReader::new(&ready_only, Contract::V1Beta2).provisioned(),
             Ok(true),
             "compat fallback"
         );
         let both = json!({"status": {"ready": true, "initialization": {"provisioned": false}}});
         assert_eq!(
-            InfraMachinePoolReader::new(&both, "v1beta2").provisioned(),
+            InfraMachinePoolReader::new(&both, Contract::V1Beta2).provisioned(),
             Ok(false),
             "v1beta2 field wins"
         );
         let none = json!({});
-        let err = InfraMachinePoolReader::new(&none, "v1beta2")
+        let err = InfraMachinePoolReader::new(&none, Contract::V1Beta2)
             .provisioned()
             .unwrap_err();
         assert_eq!(
@@ -273,21 +245,21 @@ mod tests {
             }
         );
         assert_eq!(
-            InfraMachinePoolReader::new(&none, "v1beta2")
+            InfraMachinePoolReader::new(&none, Contract::V1Beta2)
                 .provisioned()
                 .or_missing(false),
             Ok(false)
         );
         let wrong = json!({"status": {"initialization": {"provisioned": "yes"}}});
         assert!(matches!(
-            InfraMachinePoolReader::new(&wrong, "v1beta2").provisioned(),
+            InfraMachinePoolReader::new(&wrong, Contract::V1Beta2).provisioned(),
             Err(ReadError::WrongType { .. })
         ));
     }
 
     #[test]
     fn replicas_range_and_type() {
-        let r = |v: Value| InfraMachinePoolReader::new(&v, "v1beta2").replicas();
+        let r = |v: Value| InfraMachinePoolReader::new(&v, Contract::V1Beta2).replicas();
         assert_eq!(r(json!({"status": {"replicas": 3}})), Ok(3));
         assert!(matches!(
             r(json!({"status": {"replicas": 2147483648u64}})),
@@ -305,19 +277,12 @@ mod tests {
     }
 
     #[test]
-    fn provider_ids_and_conditions() {
-        let obj = json!({"spec": {"providerIDList": ["a", 1]}, "status": {"conditions": [
-            {"type": "Ready", "status": "False", "severity": "Warning", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}});
-        let r = InfraMachinePoolReader::new(&obj, "v1beta2");
+    fn provider_ids_must_be_strings() {
+        let obj = json!({"spec": {"providerIDList": ["a", 1]}});
+        let r = InfraMachinePoolReader::new(&obj, Contract::V1Beta2);
         assert!(matches!(
             r.provider_id_list(),
             Err(ReadError::WrongType { .. })
         ));
-        assert!(matches!(r.conditions(), Ok(Conditions::V1Beta1(c)) if c[0].severity == "Warning"));
-        let obj = json!({"status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Ready", "message": "",
-            "lastTransitionTime": "2026-01-01T00:00:00Z"}]}});
-        assert!(
-            matches!(InfraMachinePoolReader::new(&obj, "v1beta2").conditions(), Ok(Conditions::V1Beta2(c)) if c.len() == 1)
-        );
     }
 }

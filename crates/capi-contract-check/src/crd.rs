@@ -1,0 +1,370 @@
+//! Checks of one InfraMachinePool or InfraMachinePoolTemplate CRD: names, scope, contract
+//! labels, versions; each labelled version's schema is handed to [`crate::schema`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use capi_contract::Contract;
+use capi_contract::labels::{contract_labels, crd_labels};
+use capi_contract::naming::crd_name;
+use capi_contract::version::is_kube_like;
+use capi_machinepool_api::excerpt::excerpt;
+use serde_json::Value;
+
+use crate::input::{CheckOptions, CrdInput, Role};
+use crate::report::{Outcome, Report, Subject, Target};
+use crate::rules;
+
+/// A CRD's name, kind and group, as read (empty when absent).
+pub(crate) struct Names<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) kind: &'a str,
+    pub(crate) group: &'a str,
+}
+
+impl<'a> Names<'a> {
+    pub(crate) fn of(crd: &'a Value) -> Self {
+        Self {
+            name: crd["metadata"]["name"].as_str().unwrap_or("<unnamed>"),
+            kind: crd["spec"]["names"]["kind"].as_str().unwrap_or_default(),
+            group: crd["spec"]["group"].as_str().unwrap_or_default(),
+        }
+    }
+}
+
+fn versions_of(crd: &Value) -> &[Value] {
+    crd["spec"]["versions"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// The outcome of a temporary-compatibility form: a warning, or a failure without it.
+pub(crate) fn compat(opts: &CheckOptions) -> Outcome {
+    if opts.v1beta1_compat {
+        Outcome::Warn
+    } else {
+        Outcome::Fail
+    }
+}
+
+/// Runs every CRD-level rule and the schema rules of each labelled version.
+pub(crate) fn check_crd(
+    report: &mut Report,
+    opts: &CheckOptions,
+    input: &CrdInput,
+    role: Role,
+) -> Arc<Subject> {
+    let crd = &input.crd;
+    let names = Names::of(crd);
+    let subject = Arc::new(Subject::new(
+        Target::Crd {
+            name: names.name.to_owned(),
+        },
+        input.source.as_ref().map(Into::into),
+    ));
+    let contract = opts.only_contract.unwrap_or(Contract::CURRENT);
+    check_names(report, &subject, contract, crd, &names);
+    for v in versions_of(crd) {
+        let vname = v["name"].as_str().unwrap_or_default();
+        let path = format!("spec.versions[{vname}].name");
+        let check = report.check(&rules::VERSION_POLICY, &subject, contract, path);
+        if is_kube_like(vname) {
+            check.pass(vname);
+        } else {
+            check.warn(
+                format!("{:?} is not a Kubernetes API version", excerpt(vname)),
+                "use v<N>, v<N>alpha<M> or v<N>beta<M>",
+            );
+        }
+    }
+    let mapped = check_labels(report, opts, &subject, input);
+    for (label_contract, version) in mapped {
+        let Some(v) = versions_of(crd)
+            .iter()
+            .find(|v| v["name"] == version.as_str())
+        else {
+            continue;
+        };
+        let version_subject = Arc::new(subject.with_target(Target::CrdVersion {
+            name: names.name.to_owned(),
+            version: version.clone(),
+        }));
+        crate::schema::check_version(
+            report,
+            opts,
+            &version_subject,
+            label_contract,
+            &version,
+            v,
+            role,
+        );
+    }
+    subject
+}
+
+fn check_names(
+    report: &mut Report,
+    subject: &Arc<Subject>,
+    contract: Contract,
+    crd: &Value,
+    names: &Names<'_>,
+) {
+    let Names { name, kind, group } = *names;
+    let scope = crd["spec"]["scope"].as_str().unwrap_or_default();
+    let check = report.check(&rules::SCOPE, subject, contract, "spec.scope");
+    if scope == "Namespaced" {
+        check.pass("Namespaced");
+    } else {
+        check.fail(
+            format!("scope is {:?}", excerpt(scope)),
+            "set `scope: Namespaced` (kubebuilder: `+kubebuilder:resource:scope=Namespaced`)",
+        );
+    }
+    let expected = crd_name(group, kind);
+    let check = report.check(&rules::CRD_NAME, subject, contract, "metadata.name");
+    if name == expected {
+        check.pass(format!("{name} = plural(lowercase({kind})).{group}"));
+    } else {
+        check.fail(
+            format!(
+                "CRD name is {:?}, expected {:?}",
+                excerpt(name),
+                excerpt(&expected)
+            ),
+            "name the plural `plural(lowercase(kind))` as upstream's CalculateCRDName does",
+        );
+    }
+    let list_kind = crd["spec"]["names"]["listKind"].as_str();
+    let expected_list = format!("{kind}List");
+    match list_kind {
+        Some(l) if l == expected_list => {
+            report
+                .check(&rules::LIST_KIND, subject, contract, "spec.names.listKind")
+                .pass(l);
+        }
+        None => {
+            // The API server stores `<Kind>List` when listKind is not set (kube-derive leaves
+            // it out): the rule holds for the stored CRD.
+            report
+                .check(&rules::LIST_KIND, subject, contract, "spec.names.listKind")
+                .pass(format!(
+                    "not set; the API server defaults it to {expected_list}"
+                ));
+            report
+                .check(&rules::LIST_KIND, subject, contract, "spec.names.listKind")
+                .info(
+                    format!("listKind is not written in the CRD (the API server sets {expected_list})"),
+                    format!("set `listKind: {expected_list}` to make the stored CRD visible in the manifest"),
+                );
+        }
+        Some(l) => report
+            .check(&rules::LIST_KIND, subject, contract, "spec.names.listKind")
+            .fail(
+                format!("listKind is {:?}, expected {expected_list:?}", excerpt(l)),
+                format!("define the list type {expected_list}"),
+            ),
+    }
+    let categories: Vec<&str> = crd["spec"]["names"]["categories"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let check = report.check(
+        &rules::CATEGORIES,
+        subject,
+        contract,
+        "spec.names.categories",
+    );
+    if categories.contains(&"cluster-api") {
+        check.pass("contains cluster-api");
+    } else {
+        check.warn(
+            format!(
+                "categories {:?} lack cluster-api",
+                categories.iter().map(|c| excerpt(c)).collect::<Vec<_>>()
+            ),
+            "add `categories=cluster-api` to the kubebuilder resource marker",
+        );
+    }
+    let check = report.check(&rules::API_GROUP, subject, contract, "spec.group");
+    if group == "infrastructure.cluster.x-k8s.io" {
+        check.pass(group);
+    } else {
+        check.info(
+            format!("group {:?} is not infrastructure.cluster.x-k8s.io", excerpt(group)),
+            "grant core controllers RBAC through a ClusterRole labelled cluster.x-k8s.io/aggregate-to-manager: \"true\"",
+        );
+    }
+}
+
+/// Checks the contract labels; returns the `(contract, version)` pairs whose schemas to
+/// check.
+fn check_labels(
+    report: &mut Report,
+    opts: &CheckOptions,
+    subject: &Arc<Subject>,
+    input: &CrdInput,
+) -> Vec<(Contract, String)> {
+    let crd = &input.crd;
+    let labels = contract_labels(&crd_labels(crd));
+    let compatible = Contract::CURRENT.compatible();
+    let checked: Vec<Contract> = match opts.only_contract {
+        Some(c) => vec![c],
+        None => compatible.clone(),
+    };
+    let served: BTreeMap<&str, bool> = versions_of(crd)
+        .iter()
+        .filter_map(|v| Some((v["name"].as_str()?, v["served"].as_bool().unwrap_or(false))))
+        .collect();
+    let versions_list: Vec<&str> = served.keys().copied().collect();
+    let mut mapped = Vec::new();
+    for (label_contract, versions) in &labels {
+        let path = format!("metadata.labels[cluster.x-k8s.io/{label_contract}]");
+        let known: Option<Contract> = label_contract.parse().ok();
+        let read_by_core = known.filter(|c| compatible.contains(c));
+        // The version the controllers resolve references to: the highest listed.
+        let resolved = versions
+            .iter()
+            .filter(|v| !v.is_empty())
+            .max_by(|a, b| capi_contract::version::compare_kube_aware(a, b));
+        for version in versions.iter().filter(|v| !v.is_empty()) {
+            let found = served.get(version.as_str()).copied();
+            let Some(c) = read_by_core else {
+                if found.is_none() {
+                    report
+                        .check(&rules::CONTRACT_LABEL_VERSIONS, subject, Contract::CURRENT, path.clone())
+                        .info(
+                            format!(
+                                "label maps contract {label_contract} to {}, which does not exist in spec.versions (CRD versions: {versions_list:?}); no current core reads contract {label_contract}",
+                                excerpt(version)
+                            ),
+                            format!("remove the cluster.x-k8s.io/{label_contract} label"),
+                        );
+                }
+                continue;
+            };
+            let Some(is_served) = found else {
+                report
+                    .check(&rules::CONTRACT_LABEL_VERSIONS, subject, c, path.clone())
+                    .fail(
+                        format!(
+                            "label maps contract {label_contract} to {}, which does not exist in spec.versions (CRD versions: {versions_list:?})",
+                            excerpt(version)
+                        ),
+                        format!("point cluster.x-k8s.io/{label_contract} at versions of the CRD (kustomization `labels`), or remove it"),
+                    );
+                continue;
+            };
+            report
+                .check(&rules::CONTRACT_LABEL_VERSIONS, subject, c, path.clone())
+                .pass(format!("{version} exists"));
+            let check = report.check(&rules::CONTRACT_LABEL_SERVED, subject, c, path.clone());
+            if is_served {
+                check.pass(format!("{version} is served"));
+                if checked.contains(&c) {
+                    mapped.push((c, version.clone()));
+                }
+            } else if Some(version) == resolved {
+                check.warn(
+                    format!("{version} is not served, and references resolve to it (the highest listed version)"),
+                    format!("list only served versions in cluster.x-k8s.io/{label_contract}"),
+                );
+            } else {
+                check.warn(
+                    format!(
+                        "{version} is not served (references resolve to the higher listed version)"
+                    ),
+                    format!("list only served versions in cluster.x-k8s.io/{label_contract}"),
+                );
+            }
+        }
+    }
+    let present: Vec<Contract> = compatible
+        .iter()
+        .copied()
+        .filter(|c| {
+            labels
+                .get(c.as_str())
+                .is_some_and(|v| v.iter().any(|s| !s.is_empty()))
+        })
+        .collect();
+    let contract = opts.only_contract.unwrap_or(Contract::CURRENT);
+    let check = report.check(&rules::CONTRACT_LABEL, subject, contract, "metadata.labels");
+    if present.is_empty() {
+        let message = format!(
+            "no contract label for {} (labels found: {:?})",
+            compatible
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(" or "),
+            labels.keys().collect::<Vec<_>>()
+        );
+        let fix = format!(
+            "add `cluster.x-k8s.io/{}: <versions>` to the CRD (kustomization `labels: - pairs:`)",
+            Contract::CURRENT
+        );
+        if input.caveats.is_empty() {
+            check.fail(message, fix);
+        } else {
+            // What was not emulated may add the label: do not fail on what could not be seen.
+            check.info(
+                format!(
+                    "{message}; the label may come from kustomization fields that were not emulated ({}): pipe `kustomize build` to check the rendered CRD",
+                    input.caveats.join(", ")
+                ),
+                fix,
+            );
+        }
+    } else {
+        check.pass(format!(
+            "labels for {:?}",
+            present.iter().map(|c| c.as_str()).collect::<Vec<_>>()
+        ));
+    }
+    if let Some(only) = opts.only_contract
+        && !present.is_empty()
+        && !present.contains(&only)
+    {
+        report
+            .check(&rules::CONTRACT_LABEL, subject, only, "metadata.labels")
+            .info(
+                format!(
+                    "no CRD version is labelled for contract {only}: nothing checked against it"
+                ),
+                String::new(),
+            );
+    }
+    if !present.is_empty() && opts.only_contract.is_none_or(|c| c == Contract::V1Beta2) {
+        let check = report.check(
+            &rules::DEPRECATED_CONTRACT,
+            subject,
+            Contract::V1Beta2,
+            "metadata.labels[cluster.x-k8s.io/v1beta2]",
+        );
+        if present.contains(&Contract::V1Beta2) {
+            check.pass("implements the v1beta2 contract");
+        } else {
+            check.outcome(
+                compat(opts),
+                "only the deprecated v1beta1 contract is implemented (accepted under the temporary compatibility)",
+                "implement the v1beta2 contract in a CRD version and label it `cluster.x-k8s.io/v1beta2: <version>`",
+            );
+        }
+    }
+    // A provider that labels no CRD version for the contract asked for is not checked
+    // against it (reported above); otherwise, when no label maps a served version, the
+    // served versions are still checked, so the provider sees every schema problem at once.
+    let nothing_labelled_for_the_filter = opts
+        .only_contract
+        .is_some_and(|c| !labels.contains_key(c.as_str()) && !present.is_empty());
+    if mapped.is_empty() && !nothing_labelled_for_the_filter {
+        mapped.extend(
+            served
+                .iter()
+                .filter(|(_, s)| **s)
+                .map(|(v, _)| (contract, (*v).to_owned())),
+        );
+    }
+    mapped
+}

@@ -1,0 +1,111 @@
+//! What the checker reads: CRDs (from files, documents or typed values) and the options.
+
+use capi_contract::Contract;
+use capi_manifests::{Document, Source};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use serde_json::Value;
+
+/// A CRD to check, with where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrdInput {
+    /// The file, document and line it was read from (`None` for a CRD given as a value).
+    pub source: Option<Source>,
+    /// The CRD as JSON, with build-time labels and patches (kustomization) applied.
+    pub crd: Value,
+    /// Kustomization fields that were not emulated and could have changed the CRD (see
+    /// [`capi_manifests::Document::caveats`]); a missing contract label is then reported as
+    /// INFO, not as a failure, because it may come from what was not emulated.
+    pub caveats: Vec<String>,
+}
+
+impl From<Value> for CrdInput {
+    fn from(crd: Value) -> Self {
+        Self {
+            source: None,
+            crd,
+            caveats: Vec::new(),
+        }
+    }
+}
+
+impl From<Document> for CrdInput {
+    fn from(doc: Document) -> Self {
+        Self {
+            source: Some(doc.source),
+            crd: doc.value,
+            caveats: doc.caveats,
+        }
+    }
+}
+
+impl From<&CustomResourceDefinition> for CrdInput {
+    /// A typed CRD, such as `MyPool::crd()` from `#[derive(CustomResource)]`.
+    fn from(crd: &CustomResourceDefinition) -> Self {
+        // A typed CRD always serializes; `Null` would only make every rule fail visibly.
+        Self::from(serde_json::to_value(crd).unwrap_or(Value::Null))
+    }
+}
+
+impl From<CustomResourceDefinition> for CrdInput {
+    fn from(crd: CustomResourceDefinition) -> Self {
+        Self::from(&crd)
+    }
+}
+
+/// What the checker assumes about the consumer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// Check only the CRD versions labelled for this contract (`None`: every contract the
+    /// current core reads, v1beta2 and, under the temporary compatibility, v1beta1). A CRD
+    /// without a label for it is reported as INFO, never failed for lacking that label.
+    pub only_contract: Option<Contract>,
+    /// Accept the temporary v1beta1 compatibility forms (`status.ready`, v1beta1-only labels)
+    /// with a deprecation warning; when false they fail.
+    pub v1beta1_compat: bool,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        Self {
+            only_contract: None,
+            v1beta1_compat: true,
+        }
+    }
+}
+
+/// The role a CRD plays in the contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// An InfraMachinePool (kind ending in `MachinePool`).
+    Pool,
+    /// An InfraMachinePoolTemplate (kind ending in `MachinePoolTemplate`).
+    Template,
+}
+
+/// The core Cluster API group, whose own CRDs are not provider resources.
+const CORE_GROUP: &str = "cluster.x-k8s.io";
+
+/// The role of a CRD, or why it is not checked.
+///
+/// # Errors
+/// A text saying why the CRD is not an InfraMachinePool (or template).
+pub fn classify(crd: &Value) -> Result<Role, String> {
+    let name = crd["metadata"]["name"].as_str().unwrap_or("<unnamed>");
+    if crd["kind"] != "CustomResourceDefinition" {
+        return Err(format!("{name}: not a CustomResourceDefinition"));
+    }
+    let kind = crd["spec"]["names"]["kind"].as_str().unwrap_or_default();
+    let group = crd["spec"]["group"].as_str().unwrap_or_default();
+    if group == CORE_GROUP {
+        return Err(format!("{name}: core Cluster API CRD (group {CORE_GROUP})"));
+    }
+    if kind.ends_with("MachinePoolTemplate") {
+        Ok(Role::Template)
+    } else if kind.ends_with("MachinePool") {
+        Ok(Role::Pool)
+    } else {
+        Err(format!(
+            "{name}: kind {kind} is not an InfraMachinePool or InfraMachinePoolTemplate"
+        ))
+    }
+}

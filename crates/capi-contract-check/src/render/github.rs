@@ -1,0 +1,64 @@
+//! GitHub Actions workflow commands: `::error file=…,line=…,title=…::message` for each FAIL,
+//! `::warning` for WARN, `::notice` for INFO, so findings show on the lines of the pull
+//! request; then the plain summary line.
+
+use std::fmt::Write;
+
+use crate::report::{Outcome, Report};
+
+use super::printable;
+
+/// Encodes a workflow-command message (`%`, CR and LF).
+fn data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Encodes a workflow-command property (also `:` and `,`).
+fn property(s: &str) -> String {
+    data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// The GitHub Actions report (passing checks are not printed).
+///
+/// ```
+/// use capi_contract_check::render;
+/// let out = render::github(&Default::default());
+/// assert_eq!(out, "capi-machinepool check: 0 fail, 0 warn, 0 info, 0 pass\n");
+/// ```
+#[must_use]
+pub fn github(report: &Report) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        let command = match f.outcome {
+            Outcome::Fail => "error",
+            Outcome::Warn => "warning",
+            Outcome::Info => "notice",
+            Outcome::Pass => continue,
+        };
+        let mut props = Vec::new();
+        if let Some(source) = &f.subject.source {
+            props.push(format!("file={}", property(&source.file)));
+            props.push(format!("line={}", source.line));
+        }
+        props.push(format!(
+            "title={}",
+            property(&format!("{} {} {}", f.level, f.rule.id, f.subject))
+        ));
+        let mut message = format!("{}: {}", printable(&f.path), printable(&f.message));
+        if !f.fix.is_empty() {
+            let _ = write!(message, "\nfix: {}", printable(&f.fix));
+        }
+        let _ = writeln!(out, "::{command} {}::{}", props.join(","), data(&message));
+    }
+    let _ = writeln!(
+        out,
+        "capi-machinepool check: {} fail, {} warn, {} info, {} pass",
+        report.count(Outcome::Fail),
+        report.count(Outcome::Warn),
+        report.count(Outcome::Info),
+        report.count(Outcome::Pass)
+    );
+    out
+}

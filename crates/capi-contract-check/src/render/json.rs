@@ -1,0 +1,27 @@
+//! The JSON report: `{"summary": {...}, "findings": [...], "skipped": [...]}`.
+
+use serde_json::json;
+
+use crate::report::{Outcome, Report};
+
+/// The JSON report. Each finding names its rule, outcome, subject (with `source`: file,
+/// document index and line), contract, path, message, fix and link.
+#[must_use]
+pub fn json(report: &Report) -> String {
+    let value = json!({
+        "summary": {
+            "fail": report.count(Outcome::Fail),
+            "warn": report.count(Outcome::Warn),
+            "info": report.count(Outcome::Info),
+            "pass": report.count(Outcome::Pass),
+            "failed": report.has_failures(),
+        },
+        "findings": report.findings,
+        "skipped": report.skipped,
+    });
+    // A report of strings and numbers always serializes.
+    let mut text =
+        serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    text.push('\n');
+    text
+}

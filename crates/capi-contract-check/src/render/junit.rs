@@ -1,0 +1,84 @@
+//! The JUnit XML report: one `<testsuite>` per subject, one `<testcase>` per finding. FAIL is
+//! a `<failure>`, WARN and INFO are `<system-out>` notes (CI shows them without failing).
+
+use std::fmt::Write;
+
+use crate::report::{Outcome, Report};
+
+/// Escapes text for XML attributes and content (characters XML 1.0 cannot carry become
+/// U+FFFD).
+#[must_use]
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The JUnit XML report; test cases carry `file` and `line` attributes when the subject was
+/// read from a file.
+#[must_use]
+pub fn junit(report: &Report) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"capi-machinepool check\" tests=\"{}\" failures=\"{}\">",
+        report.findings.len(),
+        report.count(Outcome::Fail)
+    );
+    for (subject, findings) in report.grouped() {
+        let failures = findings
+            .iter()
+            .filter(|f| f.outcome == Outcome::Fail)
+            .count();
+        let name = escape(&super::printable(&subject.to_string()));
+        let location = subject.source.as_ref().map_or_else(String::new, |s| {
+            format!(" file=\"{}\" line=\"{}\"", escape(&s.file), s.line)
+        });
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{name}\" tests=\"{}\" failures=\"{failures}\"{location}>",
+            findings.len()
+        );
+        for f in findings {
+            let _ = write!(
+                out,
+                "    <testcase classname=\"{name}\" name=\"{} {}\"{location}",
+                escape(f.rule.id),
+                escape(&f.path)
+            );
+            let message = escape(&super::printable(&f.message));
+            match f.outcome {
+                Outcome::Pass => out.push_str("/>\n"),
+                Outcome::Fail => {
+                    let _ = writeln!(
+                        out,
+                        ">\n      <failure message=\"{message}\" type=\"{}\">{message}\nfix: {}\n{}</failure>\n    </testcase>",
+                        f.level,
+                        escape(&f.fix),
+                        escape(&f.url)
+                    );
+                }
+                Outcome::Warn | Outcome::Info => {
+                    let _ = writeln!(
+                        out,
+                        ">\n      <system-out>{} {}: {message}</system-out>\n    </testcase>",
+                        f.outcome, f.level
+                    );
+                }
+            }
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}

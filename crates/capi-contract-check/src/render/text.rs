@@ -1,0 +1,99 @@
+//! The human report, grouped by subject.
+
+use std::fmt::Write;
+
+use crate::report::{Outcome, Report};
+
+use super::printable;
+
+/// The human report: each subject with where it was read, its non-passing findings (all
+/// findings with `verbose`) and the rules that fully passed; then the skipped inputs (one line
+/// unless `verbose`) and the verdict.
+///
+/// ```
+/// use capi_contract_check::{Report, render};
+/// let text = render::text(&Report::default(), false);
+/// assert!(text.ends_with("0 fail, 0 warn, 0 info, 0 pass: OK (no MUST rule violated)\n"));
+/// ```
+#[must_use]
+pub fn text(report: &Report, verbose: bool) -> String {
+    let mut out = String::new();
+    for (subject, findings) in report.grouped() {
+        let contract = findings.first().map(|f| f.contract);
+        let mixed = findings.iter().any(|f| Some(f.contract) != contract);
+        let name = printable(&subject.to_string());
+        match contract {
+            Some(c) if !mixed => {
+                let _ = writeln!(out, "{name} (contract {c})");
+            }
+            _ => {
+                let _ = writeln!(out, "{name}");
+            }
+        }
+        if let Some(source) = &subject.source {
+            let _ = writeln!(out, "  from {}", printable(&source.to_string()));
+        }
+        // Rules whose every check passed for this subject (a rule with any other outcome is
+        // listed with its findings instead).
+        let mut passed: Vec<&str> = Vec::new();
+        for f in &findings {
+            let all_pass = findings
+                .iter()
+                .filter(|g| g.rule.id == f.rule.id)
+                .all(|g| g.outcome == Outcome::Pass);
+            if all_pass && !passed.contains(&f.rule.id) {
+                passed.push(f.rule.id);
+            }
+        }
+        for f in findings {
+            if f.outcome == Outcome::Pass && !verbose {
+                continue;
+            }
+            let contract_note = if mixed {
+                format!(" (contract {})", f.contract)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "  {:<4} {:<6} {:<28} {}{contract_note}",
+                f.outcome,
+                f.level,
+                f.rule.id,
+                printable(&f.path)
+            );
+            let _ = writeln!(out, "       {}", printable(&f.message));
+            if !f.fix.is_empty() && f.outcome != Outcome::Pass {
+                let _ = writeln!(out, "       fix: {}", printable(&f.fix));
+            }
+        }
+        if !passed.is_empty() {
+            let _ = writeln!(out, "  pass: {}", passed.join(", "));
+        }
+    }
+    if verbose {
+        for s in &report.skipped {
+            let _ = writeln!(out, "skipped: {}", printable(s));
+        }
+    } else if !report.skipped.is_empty() {
+        let _ = writeln!(
+            out,
+            "skipped: {} input(s) that are not InfraMachinePools or their templates (-v lists them)",
+            report.skipped.len()
+        );
+    }
+    let verdict = if report.has_failures() {
+        "FAILED (a MUST rule is violated)"
+    } else {
+        "OK (no MUST rule violated)"
+    };
+    let _ = writeln!(
+        out,
+        "\n{} fail, {} warn, {} info, {} pass: {verdict}",
+        report.count(Outcome::Fail),
+        report.count(Outcome::Warn),
+        report.count(Outcome::Info),
+        report.count(Outcome::Pass)
+    );
+    out
+}

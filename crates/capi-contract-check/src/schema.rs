@@ -1,0 +1,389 @@
+//! Checks of one CRD version's schema (`openAPIV3Schema`) against one contract version.
+
+use std::sync::Arc;
+
+use capi_contract::Contract;
+use serde_json::Value;
+
+use crate::crd::compat;
+use crate::input::{CheckOptions, Role};
+use crate::report::{Outcome, Report, Subject};
+use crate::rules::{self, Rule};
+use crate::schema_view::{field, number, string, type_of, yaml_path};
+
+/// Runs the rules of `contract` on version `version` (its entry of `spec.versions`).
+pub(crate) fn check_version(
+    report: &mut Report,
+    opts: &CheckOptions,
+    subject: &Arc<Subject>,
+    contract: Contract,
+    version: &str,
+    entry: &Value,
+    role: Role,
+) {
+    let schema = &entry["schema"]["openAPIV3Schema"];
+    let mut c = VersionCheck {
+        report,
+        opts,
+        subject,
+        contract,
+        version,
+        schema,
+    };
+    c.type_and_object_meta();
+    match role {
+        Role::Pool => {
+            c.status_subresource(entry);
+            c.provider_id_list();
+            if contract == Contract::V1Beta1 {
+                c.ready_v1beta1();
+            } else {
+                c.initialization();
+            }
+            c.replicas();
+            c.conditions();
+            c.terminal_failures();
+            c.optional_fields();
+        }
+        Role::Template => c.template_spec(),
+    }
+}
+
+struct VersionCheck<'a> {
+    report: &'a mut Report,
+    opts: &'a CheckOptions,
+    subject: &'a Arc<Subject>,
+    contract: Contract,
+    version: &'a str,
+    schema: &'a Value,
+}
+
+fn describe(node: Option<&Value>) -> String {
+    match node {
+        None => "missing".into(),
+        Some(n) => format!("of type {}", type_of(n).unwrap_or("<none>")),
+    }
+}
+
+impl VersionCheck<'_> {
+    fn check(&mut self, rule: &'static Rule, fields: &[&str]) -> crate::report::Check<'_> {
+        let path = yaml_path(self.version, fields);
+        self.report.check(rule, self.subject, self.contract, path)
+    }
+
+    fn type_and_object_meta(&mut self) {
+        let expected = [
+            ("apiVersion", "string"),
+            ("kind", "string"),
+            ("metadata", "object"),
+        ];
+        let mut absent = Vec::new();
+        let mut wrong = Vec::new();
+        for (f, t) in expected {
+            match field(self.schema, &[f]).map(type_of) {
+                None => absent.push(f),
+                Some(found) if found != Some(t) => wrong.push(format!("{f} ({t})")),
+                Some(_) => {}
+            }
+        }
+        if !wrong.is_empty() {
+            self.check(&rules::TYPE_AND_OBJECT_META, &[]).fail(
+                format!("mistyped: {}", wrong.join(", ")),
+                "embed metav1.TypeMeta and metav1.ObjectMeta in the root type",
+            );
+            return;
+        }
+        if absent.is_empty() {
+            self.check(&rules::TYPE_AND_OBJECT_META, &[])
+                .pass("apiVersion, kind, metadata");
+            return;
+        }
+        // The API server treats apiVersion, kind and metadata as implicit in every CRD
+        // schema (kube-derive leaves them out): the stored objects have them.
+        self.check(&rules::TYPE_AND_OBJECT_META, &[])
+            .pass("apiVersion, kind, metadata (implicit: the API server adds them)");
+        self.check(&rules::TYPE_AND_OBJECT_META, &[]).info(
+            format!("the root schema does not declare {}", absent.join(", ")),
+            "controller-gen declares them; nothing to do for CRDs derived with kube-derive",
+        );
+    }
+
+    fn status_subresource(&mut self, entry: &Value) {
+        let path = format!("spec.versions[{}].subresources.status", self.version);
+        let check = self.report.check(
+            &rules::STATUS_SUBRESOURCE,
+            self.subject,
+            self.contract,
+            path,
+        );
+        if entry["subresources"]["status"].is_object() {
+            check.pass("enabled");
+        } else {
+            check.warn(
+                "status subresource not enabled",
+                "add `+kubebuilder:subresource:status`",
+            );
+        }
+    }
+
+    fn provider_id_list(&mut self) {
+        let f = ["spec", "providerIDList"];
+        let node = field(self.schema, &f);
+        let items_type = node.and_then(|n| n.get("items")).and_then(type_of);
+        let Some(node) =
+            node.filter(|n| type_of(n) == Some("array") && items_type == Some("string"))
+        else {
+            let message = match node {
+                Some(n) if type_of(n) == Some("array") => {
+                    format!("items are {}", items_type.unwrap_or("untyped"))
+                }
+                other => format!("spec.providerIDList is {}", describe(other)),
+            };
+            self.check(&rules::PROVIDER_ID_LIST, &f).fail(
+                message,
+                "add `ProviderIDList []string `json:\"providerIDList,omitempty\"`` to the spec",
+            );
+            return;
+        };
+        self.check(&rules::PROVIDER_ID_LIST, &f)
+            .pass("array of string");
+        let items = &node["items"];
+        let mut missing = Vec::new();
+        if string(node, "x-kubernetes-list-type") != Some("atomic") {
+            missing.push("+listType=atomic");
+        }
+        if number(node, "maxItems").is_none_or(|m| m > 10000.0) {
+            missing.push("+kubebuilder:validation:MaxItems=10000");
+        }
+        if number(items, "minLength").is_none_or(|m| m < 1.0) {
+            missing.push("+kubebuilder:validation:items:MinLength=1");
+        }
+        if number(items, "maxLength").is_none_or(|m| m > 512.0) {
+            missing.push("+kubebuilder:validation:items:MaxLength=512");
+        }
+        let check = self.check(&rules::PROVIDER_ID_LIST_VALIDATION, &f);
+        if missing.is_empty() {
+            check.pass("atomic, at most 10000 items of 1-512 characters");
+        } else {
+            check.warn(
+                format!(
+                    "missing the contract example's validation: {}",
+                    missing.join(", ")
+                ),
+                format!("add the markers {}", missing.join(" ")),
+            );
+        }
+    }
+
+    fn initialization(&mut self) {
+        let f = ["status", "initialization", "provisioned"];
+        let provisioned = field(self.schema, &f);
+        let ready = field(self.schema, &["status", "ready"]);
+        match (provisioned.and_then(type_of), ready.and_then(type_of)) {
+            (Some("boolean"), _) => {
+                self.check(&rules::INITIALIZATION_PROVISIONED, &f).pass("boolean");
+                let init_path = ["status", "initialization"];
+                let min = field(self.schema, &init_path).and_then(|i| number(i, "minProperties"));
+                let check = self.check(&rules::INITIALIZATION_MIN_PROPERTIES, &init_path);
+                if min.is_some_and(|m| m >= 1.0) {
+                    check.pass("minProperties 1");
+                } else {
+                    check.warn(
+                        "status.initialization has no minProperties",
+                        "add `+kubebuilder:validation:MinProperties=1` to the initialization status type",
+                    );
+                }
+            }
+            (None, Some("boolean")) => {
+                let outcome = compat(self.opts);
+                self.check(&rules::INITIALIZATION_PROVISIONED, &f).outcome(
+                    outcome,
+                    "initialization is reported through the deprecated status.ready (v1beta1 contract), not status.initialization.provisioned",
+                    "add `status.initialization.provisioned` (*bool) and set it with status.ready until v1beta1 support is dropped",
+                );
+            }
+            _ => self.check(&rules::INITIALIZATION_PROVISIONED, &f).fail(
+                format!("status.initialization.provisioned is {}", describe(provisioned)),
+                "add `Initialization FooMachinePoolInitializationStatus` with `Provisioned *bool `json:\"provisioned,omitempty\"``",
+            ),
+        }
+    }
+
+    fn ready_v1beta1(&mut self) {
+        let f = ["status", "ready"];
+        let node = field(self.schema, &f);
+        let check = self.check(&rules::READY, &f);
+        match node {
+            Some(n) if type_of(n) == Some("boolean") => check.pass("boolean"),
+            other => check.fail(
+                format!("status.ready is {}", describe(other)),
+                "add `Ready bool `json:\"ready\"`` to the status",
+            ),
+        }
+    }
+
+    fn replicas(&mut self) {
+        let f = ["status", "replicas"];
+        let node = field(self.schema, &f);
+        let check = self.check(&rules::REPLICAS, &f);
+        match node {
+            Some(n) if type_of(n) == Some("integer") => match string(n, "format") {
+                None | Some("int32") => check.pass("integer (int32)"),
+                Some(other) => check.warn(
+                    format!("format is {other:?}; the value is copied into an int32"),
+                    "declare status.replicas as int32",
+                ),
+            },
+            other => check.fail(
+                format!("status.replicas is {}", describe(other)),
+                "add `Replicas int32 `json:\"replicas\"`` to the status",
+            ),
+        }
+    }
+
+    fn conditions(&mut self) {
+        let f = ["status", "conditions"];
+        let Some(node) = field(self.schema, &f) else {
+            self.check(&rules::CONDITIONS, &f).warn(
+                "no status.conditions",
+                "add `Conditions []metav1.Condition` with a Ready condition",
+            );
+            return;
+        };
+        let item = &node["items"];
+        let string_property = |k: &str| {
+            item.get("properties")
+                .and_then(|p| p.get(k))
+                .and_then(type_of)
+                == Some("string")
+        };
+        if type_of(node) != Some("array") || !string_property("type") || !string_property("status")
+        {
+            self.check(&rules::CONDITIONS, &f).warn(
+                "status.conditions is not a list of {type, status} objects",
+                "use []metav1.Condition",
+            );
+            return;
+        }
+        let required: Vec<&str> = item["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let metav1 = ["lastTransitionTime", "message", "reason", "status", "type"]
+            .iter()
+            .all(|k| required.contains(k))
+            && item["properties"].get("severity").is_none();
+        let list_map = string(node, "x-kubernetes-list-type") == Some("map");
+        let contract = self.contract;
+        let check = self.check(&rules::CONDITIONS, &f);
+        if contract == Contract::V1Beta1 {
+            let shape = if metav1 {
+                "metav1.Condition"
+            } else {
+                "Cluster API v1beta1 conditions"
+            };
+            check.pass(format!("list of {shape}"));
+        } else if !metav1 {
+            check.warn(
+                "deprecated Cluster API v1beta1 conditions (with severity); read only under the temporary v1beta1 compatibility",
+                "use []metav1.Condition (move the old list to status.deprecated.v1beta1.conditions)",
+            );
+        } else if !list_map {
+            check.warn(
+                "metav1.Condition list without +listType=map / +listMapKey=type",
+                "add `+listType=map` and `+listMapKey=type`",
+            );
+        } else {
+            check.pass("list of metav1.Condition (map keyed by type)");
+        }
+    }
+
+    fn terminal_failures(&mut self) {
+        for name in ["failureReason", "failureMessage"] {
+            let f = ["status", name];
+            let Some(node) = field(self.schema, &f) else {
+                continue;
+            };
+            let is_string = type_of(node) == Some("string");
+            let contract = self.contract;
+            let check = self.check(&rules::TERMINAL_FAILURES, &f);
+            if !is_string {
+                check.fail(
+                    format!(
+                        "status.{name} is {}; the MachinePool controller reads it as a string",
+                        describe(Some(node))
+                    ),
+                    "declare it as *string",
+                );
+            } else if contract == Contract::V1Beta1 {
+                check.pass("string");
+            } else {
+                check.info(
+                    format!("status.{name} is a v1beta1 contract field, surfaced only under the temporary compatibility"),
+                    "report terminal failures through conditions",
+                );
+            }
+        }
+    }
+
+    fn optional_fields(&mut self) {
+        let optional: [(&'static Rule, &[&str], &str, Outcome); 3] = [
+            (
+                &rules::INSTANCES,
+                &["status", "instances"],
+                "array",
+                Outcome::Warn,
+            ),
+            (
+                &rules::MACHINE_POOL_MACHINES,
+                &["status", "infrastructureMachineKind"],
+                "string",
+                Outcome::Fail,
+            ),
+            (
+                &rules::PROVIDER_ID,
+                &["spec", "providerID"],
+                "string",
+                Outcome::Warn,
+            ),
+        ];
+        for (rule, f, expected, on_wrong) in optional {
+            match field(self.schema, f) {
+                None if rule.id == rules::MACHINE_POOL_MACHINES.id => {
+                    self.check(rule, f)
+                        .info("MachinePool Machines not supported", String::new());
+                }
+                None => {}
+                Some(n) if type_of(n) == Some(expected) => self.check(rule, f).pass(expected),
+                Some(n) => {
+                    let message = format!(
+                        "{} is {}, expected {expected}",
+                        f.join("."),
+                        describe(Some(n))
+                    );
+                    self.check(rule, f).outcome(
+                        on_wrong,
+                        message,
+                        format!("declare it as {expected}"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn template_spec(&mut self) {
+        let path = ["spec", "template", "spec"];
+        let found = field(self.schema, &path).and_then(type_of);
+        let check = self.check(&rules::TEMPLATE_SPEC, &path);
+        match found {
+            Some("object") => check.pass("object"),
+            other => check.violation(
+                format!(
+                    "spec.template.spec is {}",
+                    other.map_or("missing".to_owned(), |t| format!("of type {t}"))
+                ),
+                "give the template spec.template.spec (the InfraMachinePool spec)",
+            ),
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! The two patch formats of kustomize: strategic merge patches (as kustomize applies them to
+//! kinds it has no merge keys for, CustomResourceDefinitions included: maps merge, `null`
+//! deletes, lists are replaced, `$patch: replace` / `$patch: delete` directives) and JSON
+//! patches (RFC 6902).
+
+use serde_json::{Map, Value};
+
+/// Merges a strategic merge patch into `target` (see the module docs).
+pub fn strategic_merge(target: &mut Value, patch: &Value) {
+    match (target, patch) {
+        (Value::Object(t), Value::Object(p)) => {
+            if p.get("$patch").and_then(Value::as_str) == Some("replace") {
+                *t = without_directives(p);
+                return;
+            }
+            for (key, value) in p {
+                if key.starts_with('$') {
+                    continue;
+                }
+                let delete = value.is_null()
+                    || value.get("$patch").and_then(Value::as_str) == Some("delete");
+                if delete {
+                    t.remove(key);
+                    continue;
+                }
+                match t.get_mut(key) {
+                    Some(existing) if existing.is_object() && value.is_object() => {
+                        strategic_merge(existing, value);
+                    }
+                    _ => {
+                        t.insert(key.clone(), clean(value));
+                    }
+                }
+            }
+        }
+        (t, p) => *t = clean(p),
+    }
+}
+
+fn without_directives(map: &Map<String, Value>) -> Map<String, Value> {
+    map.iter()
+        .filter(|(k, _)| !k.starts_with('$'))
+        .map(|(k, v)| (k.clone(), clean(v)))
+        .collect()
+}
+
+/// A patch value as it lands in the target: directives and `null`s removed.
+fn clean(value: &Value) -> Value {
+    match value {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, v)| !k.starts_with('$') && !v.is_null())
+                .map(|(k, v)| (k.clone(), clean(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(clean).collect()),
+        other => other.clone(),
+    }
+}
+
+/// True when a strategic merge patch deletes the whole resource (`$patch: delete` at its root).
+#[must_use]
+pub fn deletes_resource(patch: &Value) -> bool {
+    patch.get("$patch").and_then(Value::as_str) == Some("delete")
+}
+
+/// Why a JSON patch could not be applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("operation {index} ({op} {path}): {reason}")]
+pub struct JsonPatchError {
+    /// Index of the operation.
+    pub index: usize,
+    /// The operation.
+    pub op: String,
+    /// Its path.
+    pub path: String,
+    /// What went wrong.
+    pub reason: String,
+}
+
+fn unescape(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+fn tokens(pointer: &str) -> Result<Vec<String>, String> {
+    if pointer.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rest = pointer
+        .strip_prefix('/')
+        .ok_or_else(|| "a path must start with /".to_owned())?;
+    Ok(rest.split('/').map(unescape).collect())
+}
+
+fn parent<'a>(doc: &'a mut Value, tokens: &[String]) -> Result<&'a mut Value, String> {
+    let mut node = doc;
+    for token in tokens {
+        node = match node {
+            Value::Object(m) => m
+                .get_mut(token)
+                .ok_or_else(|| format!("{token:?} does not exist"))?,
+            Value::Array(a) => {
+                let i: usize = token
+                    .parse()
+                    .map_err(|_| format!("{token:?} is not an index"))?;
+                a.get_mut(i)
+                    .ok_or_else(|| format!("index {i} is out of range"))?
+            }
+            _ => return Err(format!("{token:?} is inside a scalar")),
+        };
+    }
+    Ok(node)
+}
+
+fn get<'a>(doc: &'a Value, tokens: &[String]) -> Result<&'a Value, String> {
+    let mut node = doc;
+    for token in tokens {
+        node = match node {
+            Value::Object(m) => m
+                .get(token)
+                .ok_or_else(|| format!("{token:?} does not exist"))?,
+            Value::Array(a) => {
+                let i: usize = token
+                    .parse()
+                    .map_err(|_| format!("{token:?} is not an index"))?;
+                a.get(i)
+                    .ok_or_else(|| format!("index {i} is out of range"))?
+            }
+            _ => return Err(format!("{token:?} is inside a scalar")),
+        };
+    }
+    Ok(node)
+}
+
+fn add(doc: &mut Value, tokens: &[String], value: Value) -> Result<(), String> {
+    let Some((last, init)) = tokens.split_last() else {
+        *doc = value;
+        return Ok(());
+    };
+    match parent(doc, init)? {
+        Value::Object(m) => {
+            m.insert(last.clone(), value);
+            Ok(())
+        }
+        Value::Array(a) if last == "-" => {
+            a.push(value);
+            Ok(())
+        }
+        Value::Array(a) => {
+            let i: usize = last
+                .parse()
+                .map_err(|_| format!("{last:?} is not an index"))?;
+            if i > a.len() {
+                return Err(format!("index {i} is out of range"));
+            }
+            a.insert(i, value);
+            Ok(())
+        }
+        _ => Err("the parent is a scalar".into()),
+    }
+}
+
+fn remove(doc: &mut Value, tokens: &[String]) -> Result<Value, String> {
+    let (last, init) = tokens
+        .split_last()
+        .ok_or_else(|| "cannot remove the whole document".to_owned())?;
+    match parent(doc, init)? {
+        Value::Object(m) => m
+            .remove(last)
+            .ok_or_else(|| format!("{last:?} does not exist")),
+        Value::Array(a) => {
+            let i: usize = last
+                .parse()
+                .map_err(|_| format!("{last:?} is not an index"))?;
+            if i >= a.len() {
+                return Err(format!("index {i} is out of range"));
+            }
+            Ok(a.remove(i))
+        }
+        _ => Err("the parent is a scalar".into()),
+    }
+}
+
+fn apply_one(doc: &mut Value, op: &Value) -> Result<(), String> {
+    let name = op["op"].as_str().ok_or("no op")?;
+    let path = tokens(op["path"].as_str().ok_or("no path")?)?;
+    let from = || tokens(op["from"].as_str().unwrap_or_default());
+    match name {
+        "add" => add(doc, &path, op.get("value").cloned().ok_or("no value")?),
+        "remove" => remove(doc, &path).map(drop),
+        "replace" => {
+            let value = op.get("value").cloned().ok_or("no value")?;
+            let target = parent(doc, &path)?;
+            *target = value;
+            Ok(())
+        }
+        "move" => {
+            let value = remove(doc, &from()?)?;
+            add(doc, &path, value)
+        }
+        "copy" => {
+            let value = get(doc, &from()?)?.clone();
+            add(doc, &path, value)
+        }
+        "test" => {
+            let expected = op.get("value").ok_or("no value")?;
+            if get(doc, &path)? == expected {
+                Ok(())
+            } else {
+                Err("the value differs".into())
+            }
+        }
+        other => Err(format!("unknown op {other:?}")),
+    }
+}
+
+/// Applies a JSON patch (a list of operations) to `doc`, all or nothing.
+///
+/// # Errors
+/// The first operation that cannot be applied (the document is then unchanged).
+///
+/// ```
+/// use capi_manifests::kustomize::patch::json_patch;
+/// let mut doc = serde_json::json!({"metadata": {"labels": {"a": "1"}}});
+/// let ops = serde_json::json!([{"op": "add", "path": "/metadata/labels/b~1c", "value": "2"}]);
+/// json_patch(&mut doc, &ops).unwrap();
+/// assert_eq!(doc["metadata"]["labels"]["b/c"], "2");
+/// ```
+pub fn json_patch(doc: &mut Value, ops: &Value) -> Result<(), JsonPatchError> {
+    let list = ops.as_array().map(Vec::as_slice).unwrap_or_default();
+    let mut work = doc.clone();
+    for (index, op) in list.iter().enumerate() {
+        apply_one(&mut work, op).map_err(|reason| JsonPatchError {
+            index,
+            op: op["op"].as_str().unwrap_or("?").to_owned(),
+            path: op["path"].as_str().unwrap_or("?").to_owned(),
+            reason,
+        })?;
+    }
+    *doc = work;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strategic_merge_replaces_lists_and_deletes_nulls() {
+        let mut crd = json!({"metadata": {"labels": {"a": "1", "b": "2"}},
+            "spec": {"versions": [{"name": "v1"}, {"name": "v2"}]}});
+        strategic_merge(
+            &mut crd,
+            &json!({"metadata": {"labels": {"b": null, "c": "3"}}, "spec": {"versions": [{"name": "v1", "served": false}]}}),
+        );
+        assert_eq!(
+            crd,
+            json!({"metadata": {"labels": {"a": "1", "c": "3"}}, "spec": {"versions": [{"name": "v1", "served": false}]}})
+        );
+    }
+
+    #[test]
+    fn strategic_merge_directives() {
+        let mut doc = json!({"spec": {"a": 1, "b": {"c": 2}}});
+        strategic_merge(&mut doc, &json!({"spec": {"$patch": "replace", "x": 1}}));
+        assert_eq!(doc, json!({"spec": {"x": 1}}));
+        strategic_merge(&mut doc, &json!({"spec": {"$patch": "delete"}}));
+        assert_eq!(doc, json!({}));
+        assert!(deletes_resource(&json!({"$patch": "delete"})));
+    }
+
+    #[test]
+    fn json_patch_ops_and_atomicity() {
+        let mut doc = json!({"a": [1, 2], "b": {"c": 1}});
+        json_patch(
+            &mut doc,
+            &json!([
+                {"op": "add", "path": "/a/-", "value": 3},
+                {"op": "add", "path": "/a/0", "value": 0},
+                {"op": "move", "from": "/b/c", "path": "/d"},
+                {"op": "copy", "from": "/d", "path": "/e"},
+                {"op": "replace", "path": "/b", "value": "x"},
+                {"op": "test", "path": "/e", "value": 1},
+                {"op": "remove", "path": "/a/1"}
+            ]),
+        )
+        .unwrap();
+        assert_eq!(doc, json!({"a": [0, 2, 3], "b": "x", "d": 1, "e": 1}));
+        let before = doc.clone();
+        let err = json_patch(
+            &mut doc,
+            &json!([{"op": "remove", "path": "/a/0"}, {"op": "remove", "path": "/nope"}]),
+        )
+        .unwrap_err();
+        assert_eq!(err.index, 1);
+        assert_eq!(doc, before, "all or nothing");
+    }
+}

@@ -1,0 +1,169 @@
+//! Patch targets: which resources a patch applies to.
+
+use std::fmt;
+
+use serde_json::Value;
+
+/// A kustomize patch target (`group`, `version`, `kind`, `name` and `namespace` as anchored
+/// regular expressions, `labelSelector` / `annotationSelector` with `key`, `key=value` and
+/// `key!=value` terms).
+#[derive(Clone, Debug)]
+pub struct Target {
+    group: Option<String>,
+    version: Option<String>,
+    kind: Option<String>,
+    name: Option<regex::Regex>,
+    namespace: Option<regex::Regex>,
+    label_selector: Vec<Term>,
+    annotation_selector: Vec<Term>,
+}
+
+#[derive(Clone, Debug)]
+enum Term {
+    Exists(String),
+    Equals(String, String),
+    NotEquals(String, String),
+}
+
+fn anchored(pattern: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| e.to_string())
+}
+
+fn selector(text: &str) -> Result<Vec<Term>, String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|term| {
+            if term.contains(" in ") || term.contains(" notin ") || term.starts_with('!') {
+                return Err(format!("set-based selector {term:?} is not supported"));
+            }
+            Ok(if let Some((k, v)) = term.split_once("!=") {
+                Term::NotEquals(k.trim().to_owned(), v.trim().to_owned())
+            } else if let Some((k, v)) = term.split_once("==").or_else(|| term.split_once('=')) {
+                Term::Equals(k.trim().to_owned(), v.trim().to_owned())
+            } else {
+                Term::Exists(term.to_owned())
+            })
+        })
+        .collect()
+}
+
+fn selects(terms: &[Term], map: &Value) -> bool {
+    terms.iter().all(|term| match term {
+        Term::Exists(k) => map.get(k).is_some(),
+        Term::Equals(k, v) => map.get(k).and_then(Value::as_str) == Some(v),
+        Term::NotEquals(k, v) => map.get(k).and_then(Value::as_str) != Some(v),
+    })
+}
+
+fn group_version(api_version: &str) -> (&str, &str) {
+    api_version.rsplit_once('/').unwrap_or(("", api_version))
+}
+
+impl Target {
+    /// Reads a `target:` mapping.
+    ///
+    /// # Errors
+    /// An invalid regular expression or an unsupported selector.
+    pub fn from_value(value: &Value) -> Result<Self, String> {
+        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+        Ok(Self {
+            group: text("group"),
+            version: text("version"),
+            kind: text("kind"),
+            name: text("name").map(|n| anchored(&n)).transpose()?,
+            namespace: text("namespace").map(|n| anchored(&n)).transpose()?,
+            label_selector: text("labelSelector")
+                .map(|s| selector(&s))
+                .transpose()?
+                .unwrap_or_default(),
+            annotation_selector: text("annotationSelector")
+                .map(|s| selector(&s))
+                .transpose()?
+                .unwrap_or_default(),
+        })
+    }
+
+    /// The target of a strategic merge patch without one: the patch's own group, kind, name
+    /// and namespace (the version is not compared, as kustomize does not).
+    #[must_use]
+    pub fn of(patch: &Value) -> Self {
+        let (group, _) = group_version(patch["apiVersion"].as_str().unwrap_or_default());
+        let literal = |v: &Value| v.as_str().and_then(|s| anchored(&regex::escape(s)).ok());
+        Self {
+            group: Some(group.to_owned()),
+            version: None,
+            kind: patch["kind"].as_str().map(str::to_owned),
+            name: literal(&patch["metadata"]["name"]),
+            namespace: literal(&patch["metadata"]["namespace"]),
+            label_selector: Vec::new(),
+            annotation_selector: Vec::new(),
+        }
+    }
+
+    /// True when `resource` is a target.
+    #[must_use]
+    pub fn matches(&self, resource: &Value) -> bool {
+        let (group, version) = group_version(resource["apiVersion"].as_str().unwrap_or_default());
+        let meta = &resource["metadata"];
+        self.group.as_deref().is_none_or(|g| g == group)
+            && self.version.as_deref().is_none_or(|v| v == version)
+            && self
+                .kind
+                .as_deref()
+                .is_none_or(|k| resource["kind"].as_str() == Some(k))
+            && self
+                .name
+                .as_ref()
+                .is_none_or(|n| n.is_match(meta["name"].as_str().unwrap_or_default()))
+            && self
+                .namespace
+                .as_ref()
+                .is_none_or(|n| n.is_match(meta["namespace"].as_str().unwrap_or_default()))
+            && selects(&self.label_selector, &meta["labels"])
+            && selects(&self.annotation_selector, &meta["annotations"])
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(g) = &self.group {
+            parts.push(format!("group {g:?}"));
+        }
+        if let Some(k) = &self.kind {
+            parts.push(format!("kind {k:?}"));
+        }
+        if let Some(n) = &self.name {
+            let pattern = n.as_str();
+            let inner = pattern
+                .strip_prefix("^(?:")
+                .and_then(|p| p.strip_suffix(")$"))
+                .unwrap_or(pattern);
+            parts.push(format!("name {inner:?}"));
+        }
+        f.write_str(&parts.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn targets_match_like_kustomize() {
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "foos.example.com", "labels": {"a": "1"}}});
+        let t = |v: Value| Target::from_value(&v).unwrap().matches(&crd);
+        assert!(t(json!({"kind": "CustomResourceDefinition"})));
+        assert!(t(json!({"name": "foo.*"})));
+        assert!(!t(json!({"name": "foo"})), "names are anchored");
+        assert!(t(json!({"group": "apiextensions.k8s.io", "version": "v1"})));
+        assert!(!t(json!({"version": "v1beta1"})));
+        assert!(t(json!({"labelSelector": "a=1"})));
+        assert!(!t(json!({"labelSelector": "a!=1"})));
+        assert!(Target::from_value(&json!({"labelSelector": "a in (1)"})).is_err());
+        assert!(Target::of(&crd).matches(&crd));
+    }
+}

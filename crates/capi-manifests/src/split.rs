@@ -1,0 +1,316 @@
+//! Splitting a YAML stream into documents without losing any, reading one document at a time.
+//!
+//! A document starts at a `---` line (a marker at column 0 followed by the end of the line,
+//! a space or a tab; what follows on that line, such as `--- {a: 1}` or `--- |`, is the
+//! document's first line), or after a `...` end marker, or at the start of the stream. A byte
+//! order mark at the start of the stream is dropped, `\r\n` line ends are kept as they are.
+//! These are the rules a YAML parser applies, so each piece holds exactly one of the
+//! documents the parser sees (a property test checks this against serde-saphyr). Pieces with
+//! nothing but comments and blank lines are kept too, marked empty, so that a rewrite can put
+//! them back where they were.
+
+use std::io::BufRead;
+use std::sync::Arc;
+
+use crate::{Limits, ManifestError, Source};
+
+/// One piece of a YAML stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawDocument {
+    /// Where it is. For an empty piece, `document` is the index the next document will get.
+    pub source: Source,
+    /// Its text, without the `---` marker (content written on the marker line after `--- `
+    /// is the first line) and without a `...` end marker.
+    pub text: String,
+    /// True when the piece has only comments and blank lines (not a document to a parser).
+    pub empty: bool,
+}
+
+/// Which marker a line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Marker<'a> {
+    /// `---`, with what follows it on the line (empty, or the document's first content).
+    Start(&'a str),
+    /// `...`.
+    End,
+    None,
+}
+
+fn marker(line: &str) -> Marker<'_> {
+    let body = line.trim_end_matches(['\n', '\r']);
+    for (prefix, start) in [("---", true), ("...", false)] {
+        let Some(rest) = body.strip_prefix(prefix) else {
+            continue;
+        };
+        if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+            continue;
+        }
+        return if start {
+            Marker::Start(rest.trim_start_matches([' ', '\t']))
+        } else {
+            Marker::End
+        };
+    }
+    Marker::None
+}
+
+/// True when a line holds content (not blank, not a comment).
+fn is_content(line: &str) -> bool {
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    !(trimmed.trim_end_matches(['\n', '\r']).is_empty() || trimmed.starts_with('#'))
+}
+
+/// An iterator over the pieces of a YAML stream read from `reader`, one at a time (memory is
+/// bounded by the largest document, see [`Limits::max_document_bytes`]).
+///
+/// ```
+/// use capi_manifests::{Limits, split::Documents};
+/// let text = "# header\n--- {a: 1}\n---\nb: 2\n...\nc: 3\n";
+/// let pieces: Vec<_> = Documents::new(text.as_bytes(), "s.yaml", Limits::default())
+///     .collect::<Result<_, _>>().unwrap();
+/// let docs: Vec<(&str, usize)> = pieces.iter().filter(|p| !p.empty)
+///     .map(|p| (p.text.as_str(), p.source.line)).collect();
+/// assert_eq!(docs, [("{a: 1}\n", 2), ("b: 2\n", 4), ("c: 3\n", 6)]);
+/// ```
+pub struct Documents<R> {
+    reader: R,
+    file: Arc<str>,
+    limits: Limits,
+    line: usize,
+    next_index: usize,
+    first: bool,
+    done: bool,
+    buffer: Vec<u8>,
+    current: Piece,
+}
+
+#[derive(Default)]
+struct Piece {
+    text: String,
+    start_line: usize,
+    content: bool,
+}
+
+impl<R: BufRead> Documents<R> {
+    /// Splits the stream of `reader`, named `file` in sources and errors.
+    pub fn new(reader: R, file: impl Into<Arc<str>>, limits: Limits) -> Self {
+        Self {
+            reader,
+            file: file.into(),
+            limits,
+            line: 0,
+            next_index: 0,
+            first: true,
+            done: false,
+            buffer: Vec::new(),
+            current: Piece {
+                start_line: 1,
+                ..Piece::default()
+            },
+        }
+    }
+
+    /// Ends the current piece; `next_start` is the line where the next one starts.
+    fn finish(&mut self, next_start: usize) -> Option<RawDocument> {
+        let piece = std::mem::replace(
+            &mut self.current,
+            Piece {
+                start_line: next_start,
+                ..Piece::default()
+            },
+        );
+        if piece.text.is_empty() {
+            return None;
+        }
+        let source = Source::new(Arc::clone(&self.file), self.next_index, piece.start_line);
+        if piece.content {
+            self.next_index += 1;
+        }
+        Some(RawDocument {
+            source,
+            text: piece.text,
+            empty: !piece.content,
+        })
+    }
+
+    fn push(&mut self, text: &str) -> Result<(), ManifestError> {
+        if self.current.text.len() + text.len() > self.limits.max_document_bytes {
+            return Err(ManifestError::DocumentTooLarge {
+                document: Source::new(
+                    Arc::clone(&self.file),
+                    self.next_index,
+                    self.current.start_line,
+                ),
+                limit: self.limits.max_document_bytes,
+            });
+        }
+        self.current.content |= is_content(text);
+        self.current.text.push_str(text);
+        Ok(())
+    }
+
+    /// Reads the next line; `None` at the end of the stream.
+    fn read_line(&mut self) -> Result<Option<String>, ManifestError> {
+        self.buffer.clear();
+        let limit = self.limits.max_document_bytes as u64 + 1;
+        let reader: &mut R = &mut self.reader;
+        let read = std::io::Read::take(reader, limit)
+            .read_until(b'\n', &mut self.buffer)
+            .map_err(|source| ManifestError::Io {
+                path: self.file.to_string(),
+                source,
+            })?;
+        if read == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        let mut bytes = std::mem::take(&mut self.buffer);
+        if self.first {
+            self.first = false;
+            if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+                bytes.drain(..3);
+            }
+        }
+        match String::from_utf8(bytes) {
+            Ok(line) => Ok(Some(line)),
+            Err(_) => Err(ManifestError::Utf8 {
+                path: self.file.to_string(),
+                line: self.line,
+            }),
+        }
+    }
+
+    fn step(&mut self) -> Result<Option<RawDocument>, ManifestError> {
+        loop {
+            let Some(line) = self.read_line()? else {
+                self.done = true;
+                return Ok(self.finish(self.line + 1));
+            };
+            match marker(&line) {
+                Marker::Start(rest) => {
+                    let finished = self.finish(self.line);
+                    if !rest.is_empty() {
+                        // Keep the line's own ending (`\n`, `\r\n` or none at the end).
+                        let ending = &line[line.trim_end_matches(['\n', '\r']).len()..];
+                        let first = format!("{rest}{ending}");
+                        self.push(&first)?;
+                    }
+                    if finished.is_some() {
+                        return Ok(finished);
+                    }
+                }
+                Marker::End => {
+                    let finished = self.finish(self.line + 1);
+                    if finished.is_some() {
+                        return Ok(finished);
+                    }
+                }
+                Marker::None => {
+                    if self.current.text.is_empty() {
+                        self.current.start_line = self.line;
+                    }
+                    self.push(&line)?;
+                }
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Documents<R> {
+    type Item = Result<RawDocument, ManifestError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            match self.step() {
+                Ok(Some(doc)) => return Some(Ok(doc)),
+                Ok(None) => {}
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Splits a whole text (see [`Documents`]).
+///
+/// # Errors
+/// When a document is larger than the limit.
+pub fn split_str(
+    text: &str,
+    file: impl Into<Arc<str>>,
+    limits: Limits,
+) -> Result<Vec<RawDocument>, ManifestError> {
+    Documents::new(text.as_bytes(), file, limits).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn docs(text: &str) -> Vec<(String, bool, usize, usize)> {
+        split_str(text, "t", Limits::default())
+            .unwrap()
+            .into_iter()
+            .map(|d| (d.text, d.empty, d.source.document, d.source.line))
+            .collect()
+    }
+
+    #[test]
+    fn markers_with_content_and_end_markers() {
+        assert_eq!(
+            docs("--- {a: 1}\n--- # c\nb: 2\n...\nc: 3"),
+            vec![
+                ("{a: 1}\n".into(), false, 0, 1),
+                ("# c\nb: 2\n".into(), false, 1, 2),
+                ("c: 3".into(), false, 2, 5),
+            ]
+        );
+    }
+
+    #[test]
+    fn comments_only_pieces_are_kept_and_marked_empty() {
+        assert_eq!(
+            docs("# license\n---\na: 1\n---\n# trailing\n"),
+            vec![
+                ("# license\n".into(), true, 0, 1),
+                ("a: 1\n".into(), false, 0, 3),
+                ("# trailing\n".into(), true, 1, 5),
+            ]
+        );
+    }
+
+    #[test]
+    fn bom_crlf_and_look_alike_markers() {
+        assert_eq!(
+            docs("\u{feff}a: 1\r\n---\r\nb: ---x\r\n----\r\n"),
+            vec![
+                ("a: 1\r\n".into(), false, 0, 1),
+                ("b: ---x\r\n----\r\n".into(), false, 1, 3),
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_line() {
+        let err = Documents::new(&b"a: 1\nb: \xff\n"[..], "f.yaml", Limits::default())
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap_err();
+        assert_eq!(err.to_string(), "f.yaml:2: not valid UTF-8");
+    }
+
+    #[test]
+    fn documents_over_the_limit_are_refused() {
+        let limits = Limits {
+            max_document_bytes: 10,
+            ..Limits::default()
+        };
+        let err = split_str("a: 1\n---\nb: 0123456789\n", "f", limits).unwrap_err();
+        assert!(
+            matches!(err, ManifestError::DocumentTooLarge { .. }),
+            "{err}"
+        );
+    }
+}
