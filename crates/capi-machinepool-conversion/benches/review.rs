@@ -33,15 +33,14 @@ fn review_bytes(n: usize) -> Vec<u8> {
 }
 
 fn bench(c: &mut Criterion) {
-    let resolver = StaticResolver::new();
-    let converter = machine_pool_converter(&resolver);
+    let converter = machine_pool_converter(StaticResolver::new());
     let mut group = c.benchmark_group("conversion_review");
     group.sample_size(10);
     for n in [1usize, 100, 10_000] {
         let body = review_bytes(n);
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("convert", n), &body, |b, body| {
-            b.iter(|| review::handle_json(&converter, black_box(body)));
+            b.iter(|| review::handle_bytes(&converter, black_box(body)).body);
         });
         group.bench_with_input(BenchmarkId::new("value_floor", n), &body, |b, body| {
             b.iter(|| {

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use capi_machinepool_api::constants::CONVERSION_DATA_ANNOTATION;
+use capi_machinepool_api::wire;
 use kube_core::ObjectMeta;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -14,8 +15,9 @@ use crate::ConversionError;
 /// Serializes `hub` with its metadata cleared and stores it in `dst_meta`'s annotations
 /// (created if needed, other annotations kept, an existing value overwritten).
 ///
-/// As upstream, the first `"metadata":{},` of the JSON is removed (the hub's root metadata is
-/// always emitted, and is empty once cleared).
+/// The text is what upstream's `MarshalDataUnsafeNoCopy` writes, byte for byte: Go's JSON
+/// (field order, `omitempty`, HTML-safe escaping, see [`wire`]) with the first
+/// `"metadata":{},` removed.
 ///
 /// # Errors
 /// When `hub` cannot be serialized.
@@ -25,7 +27,7 @@ pub fn marshal<H: Serialize + Clone + kube_core::Resource>(
 ) -> Result<(), ConversionError> {
     let mut copy = hub.clone();
     *copy.meta_mut() = ObjectMeta::default();
-    let json = serde_json::to_string(&copy).map_err(ConversionError::Encode)?;
+    let json = wire::to_string(&copy).map_err(ConversionError::Encode)?;
     let data = json.replacen("\"metadata\":{},", "", 1);
     dst_meta
         .annotations
@@ -35,7 +37,8 @@ pub fn marshal<H: Serialize + Clone + kube_core::Resource>(
 }
 
 /// Reads the annotation from `src_meta` into a hub value and removes it (an annotations map
-/// left empty becomes `None`). `Ok(None)` when the annotation is absent.
+/// left empty becomes `None`). `Ok(None)` when the annotation is absent, or when its value is
+/// the JSON `null`: upstream decodes `null` into an empty hub and restores nothing from it.
 ///
 /// # Errors
 /// When the annotation does not decode as the hub type; the whole conversion then fails.
@@ -48,10 +51,11 @@ pub fn unmarshal<H: DeserializeOwned>(
     let Some(data) = annotations.get(CONVERSION_DATA_ANNOTATION) else {
         return Ok(None);
     };
-    let restored = serde_json::from_str(data).map_err(ConversionError::ConversionData)?;
+    let restored =
+        serde_json::from_str::<Option<H>>(data).map_err(ConversionError::ConversionData)?;
     annotations.remove(CONVERSION_DATA_ANNOTATION);
     if annotations.is_empty() {
         src_meta.annotations = None;
     }
-    Ok(Some(restored))
+    Ok(restored)
 }

@@ -1,22 +1,34 @@
-//! Hub-and-spoke conversion of unstructured objects, generic over the types.
+//! Hub-and-spoke conversion of objects given as JSON text, generic over the types.
+//!
+//! There is one data path: an object arrives as JSON text ([`RawValue`]), its `apiVersion`
+//! and `kind` are read without building it, it is decoded straight into the typed source
+//! version, converted through the hub, and printed as Go prints it ([`wire`]). The
+//! `serde_json::Value` methods are thin wrappers over that path.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
+use capi_machinepool_api::wire;
 use kube_core::Resource;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::{ApiVersionResolver, ConversionError};
 
 /// The hub (storage) version of a kind. Every spoke converts to and from it.
-pub trait Hub: Serialize + DeserializeOwned + Resource<DynamicType = ()> {}
+pub trait Hub: Serialize + DeserializeOwned + Resource<DynamicType = ()> + Send + Sync {}
 
 /// A spoke version of a kind, convertible to and from the hub `H`.
 ///
 /// Provider authors implement this for each older version of their own types and reuse
 /// [`HubSpokeConverter`] and [`crate::review`] unchanged.
-pub trait Spoke<H: Hub>: Serialize + DeserializeOwned + Resource<DynamicType = ()> {
+pub trait Spoke<H: Hub>:
+    Serialize + DeserializeOwned + Resource<DynamicType = ()> + Send + Sync
+{
     /// Spoke -> hub.
     ///
     /// # Errors
@@ -30,140 +42,132 @@ pub trait Spoke<H: Hub>: Serialize + DeserializeOwned + Resource<DynamicType = (
     fn from_hub(hub: H, resolver: &dyn ApiVersionResolver) -> Result<Self, ConversionError>;
 }
 
-/// Converts an unstructured object to an apiVersion. Object safe, so that a webhook can hold
-/// converters for several kinds.
-pub trait ObjectConverter {
-    /// The kind handled.
-    fn kind(&self) -> String;
+/// The `apiVersion` and `kind` of an object, read from its JSON text without building it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+pub struct TypeMetaRef<'a> {
+    /// `apiVersion`, when present.
+    #[serde(rename = "apiVersion", borrow, default)]
+    pub api_version: Option<Cow<'a, str>>,
+    /// `kind`, when present.
+    #[serde(borrow, default)]
+    pub kind: Option<Cow<'a, str>>,
+}
 
-    /// Every apiVersion handled (the hub first).
-    fn api_versions(&self) -> Vec<String>;
-
-    /// Converts `object` to `desired_api_version`. An object already at that version is
-    /// returned unchanged.
+impl<'a> TypeMetaRef<'a> {
+    /// Reads `apiVersion` and `kind` of a JSON object (every other field is skipped).
     ///
     /// # Errors
-    /// Wrong kind, unknown apiVersion, undecodable object, or a conversion failure.
-    fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, ConversionError>;
+    /// When the text is not a JSON object, or `apiVersion` / `kind` are not strings.
+    pub fn read(object: &'a RawValue) -> Result<Self, ConversionError> {
+        serde_json::from_str(object.get()).map_err(|source| ConversionError::Decode {
+            api_version: "<unknown>".into(),
+            source,
+        })
+    }
 
-    /// Like [`ObjectConverter::convert`], from and to JSON text. The default goes through
-    /// `serde_json::Value`; [`HubSpokeConverter`] decodes and encodes the typed objects directly.
-    ///
-    /// # Errors
-    /// See [`ObjectConverter::convert`]; invalid JSON is a decode error.
-    fn convert_json(
-        &self,
-        object: &str,
-        desired_api_version: &str,
-    ) -> Result<String, ConversionError> {
-        let value: Value =
-            serde_json::from_str(object).map_err(|source| ConversionError::Decode {
-                api_version: "<unknown>".into(),
-                source,
-            })?;
-        let converted = self.convert(value, desired_api_version)?;
-        serde_json::to_string(&converted).map_err(ConversionError::Encode)
+    /// The API group of `apiVersion` (`""` for the core group or when absent).
+    #[must_use]
+    pub fn group(&self) -> &str {
+        self.api_version
+            .as_deref()
+            .and_then(|v| v.rsplit_once('/'))
+            .map_or("", |(g, _)| g)
     }
 }
 
-trait ErasedSpoke<H> {
-    fn api_version(&self) -> String;
-    fn convert_to_hub(
+/// Converts objects of one or more kinds to a desired apiVersion. Object safe, `Send` and
+/// `Sync`, so one converter can live in a web server's shared state.
+pub trait ObjectConverter: Send + Sync {
+    /// The `(group, kind)` pairs handled.
+    fn group_kinds(&self) -> Vec<(String, String)>;
+
+    /// Every apiVersion handled (hubs first).
+    fn api_versions(&self) -> Vec<String>;
+
+    /// Converts `object`, whose `apiVersion` and `kind` were already read into `type_meta`, to
+    /// `desired_api_version`. An object already at that version is returned unchanged.
+    ///
+    /// # Errors
+    /// Wrong kind, unknown apiVersion, undecodable object, or a conversion failure.
+    fn convert_read(
         &self,
-        object: Value,
-        resolver: &dyn ApiVersionResolver,
-    ) -> Result<H, ConversionError>;
-    fn convert_from_hub(
+        object: &RawValue,
+        type_meta: &TypeMetaRef<'_>,
+        desired_api_version: &str,
+    ) -> Result<Box<RawValue>, ConversionError>;
+
+    /// Converts the JSON text of an object to `desired_api_version`; the output is what Go's
+    /// `encoding/json` prints for the converted object.
+    ///
+    /// # Errors
+    /// See [`ObjectConverter::convert_read`]; a text that is not an object is a decode error.
+    fn convert(
         &self,
-        hub: H,
-        resolver: &dyn ApiVersionResolver,
-    ) -> Result<Value, ConversionError>;
-    fn hub_from_json(
+        object: &RawValue,
+        desired_api_version: &str,
+    ) -> Result<Box<RawValue>, ConversionError> {
+        let type_meta = TypeMetaRef::read(object)?;
+        self.convert_read(object, &type_meta, desired_api_version)
+    }
+
+    /// [`ObjectConverter::convert`] for a `serde_json::Value` (printed, converted, parsed).
+    ///
+    /// # Errors
+    /// See [`ObjectConverter::convert`].
+    fn convert_value(
+        &self,
+        object: &Value,
+        desired_api_version: &str,
+    ) -> Result<Value, ConversionError> {
+        let raw = serde_json::value::to_raw_value(object).map_err(ConversionError::Encode)?;
+        let converted = self.convert(&raw, desired_api_version)?;
+        serde_json::from_str(converted.get()).map_err(ConversionError::Encode)
+    }
+}
+
+/// A spoke with its type erased: JSON text to hub, hub to JSON text.
+trait ErasedSpoke<H>: Send + Sync {
+    fn spoke_to_hub(
         &self,
         object: &str,
         resolver: &dyn ApiVersionResolver,
     ) -> Result<H, ConversionError>;
-    fn json_from_hub(
+    fn hub_to_spoke(
         &self,
         hub: H,
         resolver: &dyn ApiVersionResolver,
-    ) -> Result<String, ConversionError>;
+    ) -> Result<Box<RawValue>, ConversionError>;
 }
 
 struct SpokeOf<S>(PhantomData<fn() -> S>);
 
-fn decode<T: DeserializeOwned>(object: Value, api_version: String) -> Result<T, ConversionError> {
-    serde_json::from_value(object).map_err(|source| ConversionError::Decode {
-        api_version,
+fn decode<T: DeserializeOwned>(object: &str, api_version: &str) -> Result<T, ConversionError> {
+    serde_json::from_str(object).map_err(|source| ConversionError::Decode {
+        api_version: api_version.to_owned(),
         source,
     })
 }
 
-fn encode<T: Serialize>(value: &T) -> Result<Value, ConversionError> {
-    serde_json::to_value(value).map_err(ConversionError::Encode)
+fn encode<T: Serialize>(value: &T) -> Result<Box<RawValue>, ConversionError> {
+    wire::to_raw_value(value).map_err(ConversionError::Encode)
 }
 
 impl<H: Hub, S: Spoke<H>> ErasedSpoke<H> for SpokeOf<S> {
-    fn api_version(&self) -> String {
-        S::api_version(&()).into_owned()
-    }
-
-    fn convert_to_hub(
-        &self,
-        object: Value,
-        resolver: &dyn ApiVersionResolver,
-    ) -> Result<H, ConversionError> {
-        decode::<S>(object, self.api_version())?.to_hub(resolver)
-    }
-
-    fn convert_from_hub(
-        &self,
-        hub: H,
-        resolver: &dyn ApiVersionResolver,
-    ) -> Result<Value, ConversionError> {
-        encode(&S::from_hub(hub, resolver)?)
-    }
-
-    fn hub_from_json(
+    fn spoke_to_hub(
         &self,
         object: &str,
         resolver: &dyn ApiVersionResolver,
     ) -> Result<H, ConversionError> {
-        decode_str::<S>(object, self.api_version())?.to_hub(resolver)
+        decode::<S>(object, &S::api_version(&()))?.to_hub(resolver)
     }
 
-    fn json_from_hub(
+    fn hub_to_spoke(
         &self,
         hub: H,
         resolver: &dyn ApiVersionResolver,
-    ) -> Result<String, ConversionError> {
-        serde_json::to_string(&S::from_hub(hub, resolver)?).map_err(ConversionError::Encode)
+    ) -> Result<Box<RawValue>, ConversionError> {
+        encode(&S::from_hub(hub, resolver)?)
     }
-}
-
-fn decode_str<T: DeserializeOwned>(
-    object: &str,
-    api_version: String,
-) -> Result<T, ConversionError> {
-    serde_json::from_str(object).map_err(|source| ConversionError::Decode {
-        api_version,
-        source,
-    })
-}
-
-/// The apiVersion and kind of a JSON object, read without building the object.
-#[derive(serde::Deserialize)]
-struct TypeProbe<'a> {
-    #[serde(rename = "apiVersion", borrow, default)]
-    api_version: Option<std::borrow::Cow<'a, str>>,
-    #[serde(borrow, default)]
-    kind: Option<std::borrow::Cow<'a, str>>,
-}
-
-/// Where an object goes: nowhere (already there) or from a version to another.
-enum Route {
-    Same,
-    Convert { source: String },
 }
 
 /// An [`ObjectConverter`] for a hub type `H` and any number of spokes.
@@ -171,109 +175,90 @@ enum Route {
 /// ```
 /// use capi_machinepool_api::{v1beta1, v1beta2};
 /// use capi_machinepool_conversion::{HubSpokeConverter, ObjectConverter, StaticResolver};
-/// let resolver = StaticResolver::new();
-/// let converter = HubSpokeConverter::<v1beta2::MachinePool>::new(&resolver).with_spoke::<v1beta1::MachinePool>();
+/// let converter = HubSpokeConverter::<v1beta2::MachinePool>::new(StaticResolver::new())
+///     .with_spoke::<v1beta1::MachinePool>();
 /// assert_eq!(converter.api_versions(), ["cluster.x-k8s.io/v1beta2", "cluster.x-k8s.io/v1beta1"]);
+/// fn shareable<T: Send + Sync + 'static>(_: &T) {}
+/// shareable(&converter);
 /// ```
-pub struct HubSpokeConverter<'r, H> {
-    resolver: &'r dyn ApiVersionResolver,
-    spokes: Vec<Box<dyn ErasedSpoke<H> + 'r>>,
+pub struct HubSpokeConverter<H> {
+    resolver: Arc<dyn ApiVersionResolver>,
+    hub_api_version: String,
+    spokes: Vec<(String, Box<dyn ErasedSpoke<H>>)>,
 }
 
-impl<'r, H: Hub + 'r> HubSpokeConverter<'r, H> {
+impl<H> std::fmt::Debug for HubSpokeConverter<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HubSpokeConverter")
+            .field("hub", &self.hub_api_version)
+            .field(
+                "spokes",
+                &self.spokes.iter().map(|(v, _)| v).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where an object goes: nowhere (already there) or from a version to another.
+enum Route<'s> {
+    Same,
+    Convert { source: &'s str },
+}
+
+impl<H: Hub + 'static> HubSpokeConverter<H> {
     /// A converter with no spoke yet; `resolver` is handed to every spoke conversion.
     #[must_use]
-    pub fn new(resolver: &'r dyn ApiVersionResolver) -> Self {
+    pub fn new(resolver: impl ApiVersionResolver + 'static) -> Self {
+        Self::with_shared_resolver(Arc::new(resolver))
+    }
+
+    /// A converter using a resolver shared with other converters.
+    #[must_use]
+    pub fn with_shared_resolver(resolver: Arc<dyn ApiVersionResolver>) -> Self {
         Self {
             resolver,
+            hub_api_version: H::api_version(&()).into_owned(),
             spokes: Vec::new(),
         }
     }
 
     /// Registers a spoke version.
     #[must_use]
-    pub fn with_spoke<S: Spoke<H> + 'r>(mut self) -> Self {
-        self.spokes.push(Box::new(SpokeOf::<S>(PhantomData)));
+    pub fn with_spoke<S: Spoke<H> + 'static>(mut self) -> Self {
+        self.spokes.push((
+            S::api_version(&()).into_owned(),
+            Box::new(SpokeOf::<S>(PhantomData)),
+        ));
         self
     }
 
-    fn hub_api_version() -> String {
-        H::api_version(&()).into_owned()
+    /// The resolver handed to spoke conversions.
+    #[must_use]
+    pub fn resolver(&self) -> &Arc<dyn ApiVersionResolver> {
+        &self.resolver
     }
 
-    fn unsupported(&self, api_version: &str) -> ConversionError {
-        ConversionError::UnsupportedApiVersion {
-            api_version: api_version.to_owned(),
-            supported: self.api_versions(),
-        }
-    }
-
-    fn spoke(&self, api_version: &str) -> Option<&(dyn ErasedSpoke<H> + 'r)> {
+    fn spoke(&self, api_version: &str) -> Option<&dyn ErasedSpoke<H>> {
         self.spokes
             .iter()
-            .find(|s| s.api_version() == api_version)
-            .map(AsRef::as_ref)
-    }
-}
-
-impl<'r, H: Hub + 'r> ObjectConverter for HubSpokeConverter<'r, H> {
-    fn kind(&self) -> String {
-        H::kind(&()).into_owned()
+            .find(|(v, _)| v == api_version)
+            .map(|(_, s)| s.as_ref())
     }
 
-    fn api_versions(&self) -> Vec<String> {
-        std::iter::once(Self::hub_api_version())
-            .chain(self.spokes.iter().map(|s| s.api_version()))
-            .collect()
+    fn knows(&self, api_version: &str) -> bool {
+        api_version == self.hub_api_version || self.spokes.iter().any(|(v, _)| v == api_version)
     }
 
-    fn convert(&self, object: Value, desired: &str) -> Result<Value, ConversionError> {
-        let kind = object.get("kind").and_then(Value::as_str);
-        let source = object.get("apiVersion").and_then(Value::as_str);
-        let Route::Convert { source } = self.route(kind, source, desired)? else {
-            return Ok(object);
-        };
-        let hub: H = match self.spoke(&source) {
-            Some(spoke) => spoke.convert_to_hub(object, self.resolver)?,
-            None => decode(object, source)?,
-        };
-        match self.spoke(desired) {
-            Some(spoke) => spoke.convert_from_hub(hub, self.resolver),
-            None => encode(&hub),
-        }
-    }
-
-    fn convert_json(&self, object: &str, desired: &str) -> Result<String, ConversionError> {
-        let probe: TypeProbe<'_> =
-            serde_json::from_str(object).map_err(|source| ConversionError::Decode {
-                api_version: "<unknown>".into(),
-                source,
-            })?;
-        let Route::Convert { source } =
-            self.route(probe.kind.as_deref(), probe.api_version.as_deref(), desired)?
-        else {
-            return Ok(object.to_owned());
-        };
-        let hub: H = match self.spoke(&source) {
-            Some(spoke) => spoke.hub_from_json(object, self.resolver)?,
-            None => decode_str(object, source)?,
-        };
-        match self.spoke(desired) {
-            Some(spoke) => spoke.json_from_hub(hub, self.resolver),
-            None => serde_json::to_string(&hub).map_err(ConversionError::Encode),
-        }
-    }
-}
-
-impl<'r, H: Hub + 'r> HubSpokeConverter<'r, H> {
     /// Checks kind and versions and decides what to do.
-    fn route(
+    fn route<'s>(
         &self,
-        kind: Option<&str>,
-        source: Option<&str>,
+        type_meta: &'s TypeMetaRef<'_>,
         desired: &str,
-    ) -> Result<Route, ConversionError> {
-        let kind = kind.ok_or(ConversionError::MissingTypeMeta { field: "kind" })?;
+    ) -> Result<Route<'s>, ConversionError> {
+        let kind = type_meta
+            .kind
+            .as_deref()
+            .ok_or(ConversionError::MissingTypeMeta { field: "kind" })?;
         let expected_kind = H::kind(&());
         if kind != expected_kind {
             return Err(ConversionError::WrongKind {
@@ -281,23 +266,145 @@ impl<'r, H: Hub + 'r> HubSpokeConverter<'r, H> {
                 expected: expected_kind.into_owned(),
             });
         }
-        let source = source.ok_or(ConversionError::MissingTypeMeta {
-            field: "apiVersion",
-        })?;
-        let hub_version = Self::hub_api_version();
-        let known = |v: &str| v == hub_version || self.spoke(v).is_some();
-        if !known(desired) {
-            return Err(self.unsupported(desired));
-        }
-        if !known(source) {
-            return Err(self.unsupported(source));
+        let source = type_meta
+            .api_version
+            .as_deref()
+            .ok_or(ConversionError::MissingTypeMeta {
+                field: "apiVersion",
+            })?;
+        for version in [desired, source] {
+            if !self.knows(version) {
+                return Err(ConversionError::UnsupportedApiVersion {
+                    api_version: version.to_owned(),
+                    supported: self.api_versions(),
+                });
+            }
         }
         Ok(if source == desired {
             Route::Same
         } else {
-            Route::Convert {
-                source: source.to_owned(),
-            }
+            Route::Convert { source }
         })
+    }
+}
+
+impl<H: Hub + 'static> ObjectConverter for HubSpokeConverter<H> {
+    fn group_kinds(&self) -> Vec<(String, String)> {
+        vec![(H::group(&()).into_owned(), H::kind(&()).into_owned())]
+    }
+
+    fn api_versions(&self) -> Vec<String> {
+        std::iter::once(self.hub_api_version.clone())
+            .chain(self.spokes.iter().map(|(v, _)| v.clone()))
+            .collect()
+    }
+
+    fn convert_read(
+        &self,
+        object: &RawValue,
+        type_meta: &TypeMetaRef<'_>,
+        desired: &str,
+    ) -> Result<Box<RawValue>, ConversionError> {
+        let Route::Convert { source } = self.route(type_meta, desired)? else {
+            return Ok(object.to_owned());
+        };
+        let resolver = self.resolver.as_ref();
+        let hub: H = match self.spoke(source) {
+            Some(spoke) => spoke.spoke_to_hub(object.get(), resolver)?,
+            None => decode(object.get(), source)?,
+        };
+        match self.spoke(desired) {
+            Some(spoke) => spoke.hub_to_spoke(hub, resolver),
+            None => encode(&hub),
+        }
+    }
+}
+
+/// Several converters, one per kind, behind one [`ObjectConverter`]: each object goes to the
+/// converter of its group and kind. A webhook serving a provider's AWSMachinePool and
+/// AWSManagedMachinePool holds one of these.
+///
+/// ```
+/// use capi_machinepool_api::{v1beta1, v1beta2};
+/// use capi_machinepool_conversion::{ConverterSet, HubSpokeConverter, ObjectConverter, StaticResolver};
+/// let set = ConverterSet::new()
+///     .with(HubSpokeConverter::<v1beta2::MachinePool>::new(StaticResolver::new()).with_spoke::<v1beta1::MachinePool>());
+/// assert_eq!(set.group_kinds(), [("cluster.x-k8s.io".to_owned(), "MachinePool".to_owned())]);
+/// ```
+#[derive(Default)]
+pub struct ConverterSet {
+    by_kind: BTreeMap<(String, String), Arc<dyn ObjectConverter>>,
+}
+
+impl std::fmt::Debug for ConverterSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConverterSet")
+            .field("kinds", &self.by_kind.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl ConverterSet {
+    /// An empty set.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a converter for every group and kind it handles (replacing earlier ones).
+    #[must_use]
+    pub fn with(mut self, converter: impl ObjectConverter + 'static) -> Self {
+        self.add(Arc::new(converter));
+        self
+    }
+
+    /// Adds a shared converter for every group and kind it handles.
+    pub fn add(&mut self, converter: Arc<dyn ObjectConverter>) {
+        for group_kind in converter.group_kinds() {
+            self.by_kind.insert(group_kind, Arc::clone(&converter));
+        }
+    }
+}
+
+impl ObjectConverter for ConverterSet {
+    fn group_kinds(&self) -> Vec<(String, String)> {
+        self.by_kind.keys().cloned().collect()
+    }
+
+    fn api_versions(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for converter in self.by_kind.values() {
+            for v in converter.api_versions() {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }
+
+    fn convert_read(
+        &self,
+        object: &RawValue,
+        type_meta: &TypeMetaRef<'_>,
+        desired: &str,
+    ) -> Result<Box<RawValue>, ConversionError> {
+        let kind = type_meta
+            .kind
+            .as_deref()
+            .ok_or(ConversionError::MissingTypeMeta { field: "kind" })?;
+        let key = (type_meta.group().to_owned(), kind.to_owned());
+        match self.by_kind.get(&key) {
+            Some(converter) => converter.convert_read(object, type_meta, desired),
+            None => Err(ConversionError::WrongKind {
+                found: format!("{}/{kind}", key.0),
+                expected: self
+                    .by_kind
+                    .keys()
+                    .map(|(g, k)| format!("{g}/{k}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Conversion errors.
 
-use capi_contract::version::ContractVersionError;
+use capi_contract::labels::ContractVersionError;
 
 /// Why an apiVersion could not be resolved for a GroupKind.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -2,20 +2,22 @@
 //! generic `ConversionReview` handler.
 //!
 //! * [`machine_pool`]: the field-by-field conversion upstream Cluster API performs, including
-//!   the `cluster.x-k8s.io/conversion-data` annotation ([`conversion_data`]).
-//! * [`Hub`] / [`Spoke`] / [`HubSpokeConverter`]: hub-and-spoke conversion of unstructured
-//!   objects, reusable for a provider's own kinds.
-//! * [`review::handle`]: `ConversionReview` in, `ConversionReview` out; no I/O.
+//!   the `cluster.x-k8s.io/conversion-data` annotation ([`conversion_data`]). The output is
+//!   byte-for-byte what upstream's Go webhook writes.
+//! * [`Hub`] / [`Spoke`] / [`HubSpokeConverter`]: hub-and-spoke conversion, reusable for a
+//!   provider's own kinds; [`ConverterSet`] serves several kinds from one webhook. Converters
+//!   are `Send + Sync` and live in a server's shared state.
+//! * [`review::handle_bytes`]: `ConversionReview` in, `ConversionReview` out; pure and
+//!   synchronous, no I/O.
 //! * [`ApiVersionResolver`]: the GroupKind -> apiVersion lookup down-conversion needs, from
-//!   CRD contract labels ([`CrdResolver`]) or a fixed map ([`StaticResolver`]).
+//!   CRD contract labels ([`CrdResolver`]), a fixed map ([`StaticResolver`]) or both
+//!   ([`ChainResolver`]).
 //!
 //! ```
-//! use capi_machinepool_api::{v1beta1, v1beta2};
-//! use capi_machinepool_conversion::{HubSpokeConverter, ObjectConverter, StaticResolver};
-//! let resolver = StaticResolver::new()
+//! use capi_machinepool_conversion::{ObjectConverter, StaticResolver, machine_pool_converter};
+//! let converter = machine_pool_converter(StaticResolver::new()
 //!     .with("infrastructure.cluster.x-k8s.io", "DockerMachinePool", "infrastructure.cluster.x-k8s.io/v1beta2")
-//!     .with("bootstrap.cluster.x-k8s.io", "KubeadmConfig", "bootstrap.cluster.x-k8s.io/v1beta2");
-//! let converter = HubSpokeConverter::<v1beta2::MachinePool>::new(&resolver).with_spoke::<v1beta1::MachinePool>();
+//!     .with("bootstrap.cluster.x-k8s.io", "KubeadmConfig", "bootstrap.cluster.x-k8s.io/v1beta2"));
 //! let hub = serde_json::json!({
 //!   "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool",
 //!   "metadata": {"name": "mp", "namespace": "default"},
@@ -23,10 +25,10 @@
 //!     "bootstrap": {"configRef": {"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": "KubeadmConfig", "name": "k"}},
 //!     "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachinePool", "name": "d"}}}}
 //! });
-//! let spoke = converter.convert(hub.clone(), "cluster.x-k8s.io/v1beta1").unwrap();
+//! let spoke = converter.convert_value(&hub, "cluster.x-k8s.io/v1beta1").unwrap();
 //! assert_eq!(spoke["spec"]["minReadySeconds"], 5);
 //! assert_eq!(spoke["spec"]["template"]["spec"]["infrastructureRef"]["apiVersion"], "infrastructure.cluster.x-k8s.io/v1beta2");
-//! let back = converter.convert(spoke, "cluster.x-k8s.io/v1beta2").unwrap();
+//! let back = converter.convert_value(&spoke, "cluster.x-k8s.io/v1beta2").unwrap();
 //! assert_eq!(back["spec"], hub["spec"]);
 //! ```
 #![deny(missing_docs)]
@@ -38,9 +40,9 @@ pub mod machine_pool;
 mod resolver;
 pub mod review;
 
-pub use converter::{Hub, HubSpokeConverter, ObjectConverter, Spoke};
+pub use converter::{ConverterSet, Hub, HubSpokeConverter, ObjectConverter, Spoke, TypeMetaRef};
 pub use error::{ConversionError, ResolveError, error_chain};
-pub use resolver::{ApiVersionResolver, CrdResolver, StaticResolver};
+pub use resolver::{ApiVersionResolver, ChainResolver, CrdResolver, StaticResolver};
 
 /// Re-export of kube-core's ConversionReview types.
 pub use kube_core::conversion;
@@ -50,7 +52,7 @@ use capi_machinepool_api::{v1beta1, v1beta2};
 /// The MachinePool converter: hub v1beta2, spoke v1beta1.
 #[must_use]
 pub fn machine_pool_converter(
-    resolver: &dyn ApiVersionResolver,
-) -> HubSpokeConverter<'_, v1beta2::MachinePool> {
+    resolver: impl ApiVersionResolver + 'static,
+) -> HubSpokeConverter<v1beta2::MachinePool> {
     HubSpokeConverter::new(resolver).with_spoke::<v1beta1::MachinePool>()
 }

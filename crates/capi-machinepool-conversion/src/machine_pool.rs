@@ -219,7 +219,14 @@ fn recover_absent_status(
         .deprecated
         .as_ref()
         .and_then(|d| d.v1beta1.as_ref())
-        .is_none_or(|l| *l == v1beta2::MachinePoolV1Beta1DeprecatedStatus::default());
+        .is_none_or(|l| {
+            let mut l = l.clone();
+            // An empty legacy conditions list reads back as none.
+            if l.conditions.as_ref().is_some_and(Vec::is_empty) {
+                l.conditions = None;
+            }
+            l == v1beta2::MachinePoolV1Beta1DeprecatedStatus::default()
+        });
     if legacy_is_zero {
         match &restored.deprecated {
             None => hub.deprecated = None,
@@ -258,7 +265,8 @@ pub fn from_hub(
         .as_ref()
         .and_then(|d| d.v1beta1.clone())
         .unwrap_or_default();
-    let has_v1beta2 = !status.conditions.is_empty()
+    // Upstream tests the list for nil: an empty (non-nil) list still creates the block.
+    let has_v1beta2 = status.conditions.is_some()
         || status.ready_replicas.is_some()
         || status.available_replicas.is_some()
         || status.up_to_date_replicas.is_some();

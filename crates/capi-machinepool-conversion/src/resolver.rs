@@ -1,25 +1,43 @@
 //! GroupKind -> apiVersion lookup, needed when a v1beta2 reference (which has no version) is
 //! written back as a v1beta1 `ObjectReference`.
+//!
+//! * [`StaticResolver`]: a fixed map.
+//! * [`CrdResolver`]: from provider CRDs' contract labels, as the Cluster API controllers do.
+//! * [`ChainResolver`]: several resolvers, the first that knows the GroupKind answers.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use capi_contract::Contract;
+use capi_contract::labels::latest_contract_and_version;
 use capi_contract::naming::crd_name;
-use capi_contract::version::{CURRENT_CONTRACT, latest_contract_and_version};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 use crate::error::ResolveError;
 
 /// Resolves the apiVersion (`group/version`, or `version` for the core group) to use for a
-/// referenced GroupKind.
-pub trait ApiVersionResolver {
+/// referenced GroupKind. `Send + Sync`, so that a converter holding one can be shared.
+pub trait ApiVersionResolver: Send + Sync {
     /// The apiVersion for `(group, kind)`.
     ///
     /// # Errors
-    /// When the GroupKind is unknown or has no usable version.
+    /// When the GroupKind is unknown ([`ResolveError::NotFound`]) or has no usable version.
     fn api_version(&self, group: &str, kind: &str) -> Result<String, ResolveError>;
 }
 
 impl<T: ApiVersionResolver + ?Sized> ApiVersionResolver for &T {
+    fn api_version(&self, group: &str, kind: &str) -> Result<String, ResolveError> {
+        (**self).api_version(group, kind)
+    }
+}
+
+impl<T: ApiVersionResolver + ?Sized> ApiVersionResolver for Arc<T> {
+    fn api_version(&self, group: &str, kind: &str) -> Result<String, ResolveError> {
+        (**self).api_version(group, kind)
+    }
+}
+
+impl<T: ApiVersionResolver + ?Sized> ApiVersionResolver for Box<T> {
     fn api_version(&self, group: &str, kind: &str) -> Result<String, ResolveError> {
         (**self).api_version(group, kind)
     }
@@ -30,6 +48,14 @@ fn join(group: &str, version: &str) -> String {
         version.to_owned()
     } else {
         format!("{group}/{version}")
+    }
+}
+
+fn not_found(group: &str, kind: &str) -> ResolveError {
+    ResolveError::NotFound {
+        group: group.to_owned(),
+        kind: kind.to_owned(),
+        crd_name: crd_name(group, kind),
     }
 }
 
@@ -65,6 +91,32 @@ impl StaticResolver {
         self.entries
             .insert((group.to_owned(), kind.to_owned()), api_version.to_owned());
     }
+
+    /// Adds an entry written `group/Kind=apiVersion` (the CLI's `--map` syntax).
+    ///
+    /// # Errors
+    /// When the text is not of that form.
+    ///
+    /// ```
+    /// use capi_machinepool_conversion::{ApiVersionResolver, StaticResolver};
+    /// let mut r = StaticResolver::new();
+    /// r.insert_entry("infrastructure.cluster.x-k8s.io/DockerMachinePool=infrastructure.cluster.x-k8s.io/v1beta2").unwrap();
+    /// assert!(r.insert_entry("DockerMachinePool").is_err());
+    /// ```
+    pub fn insert_entry(&mut self, entry: &str) -> Result<(), String> {
+        let parsed = entry
+            .split_once('=')
+            .and_then(|(gk, v)| gk.rsplit_once('/').map(|(g, k)| (g, k, v)));
+        match parsed.filter(|(_, k, v)| !k.is_empty() && !v.is_empty()) {
+            Some((group, kind, api_version)) => {
+                self.insert(group, kind, api_version);
+                Ok(())
+            }
+            None => Err(format!(
+                "{entry:?}: expected group/Kind=apiVersion, e.g. infrastructure.cluster.x-k8s.io/DockerMachinePool=infrastructure.cluster.x-k8s.io/v1beta2"
+            )),
+        }
+    }
 }
 
 impl ApiVersionResolver for StaticResolver {
@@ -72,34 +124,27 @@ impl ApiVersionResolver for StaticResolver {
         self.entries
             .get(&(group.to_owned(), kind.to_owned()))
             .cloned()
-            .ok_or_else(|| ResolveError::NotFound {
-                group: group.to_owned(),
-                kind: kind.to_owned(),
-                crd_name: crd_name(group, kind),
-            })
+            .ok_or_else(|| not_found(group, kind))
     }
 }
 
 /// Resolves from CRDs the way the Cluster API controllers do: the CRD is found by name
 /// (`plural(lowercase(kind)).group`), the newest compatible contract label (`v1beta2`, then
 /// `v1beta1`) is chosen and its highest version (Kubernetes-aware order) is used.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct CrdResolver {
     labels_by_crd: BTreeMap<String, BTreeMap<String, String>>,
-    contract: String,
-}
-
-impl Default for CrdResolver {
-    fn default() -> Self {
-        Self {
-            labels_by_crd: BTreeMap::new(),
-            contract: CURRENT_CONTRACT.to_owned(),
-        }
-    }
+    contract: Contract,
 }
 
 impl CrdResolver {
-    /// A resolver over the given CRDs, for the current contract (`v1beta2`).
+    /// An empty resolver for the current contract (`v1beta2`).
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A resolver over typed CRDs, for the current contract.
     pub fn from_crds<'a>(crds: impl IntoIterator<Item = &'a CustomResourceDefinition>) -> Self {
         let mut resolver = Self::default();
         for crd in crds {
@@ -107,6 +152,26 @@ impl CrdResolver {
                 crd.metadata.name.as_deref().unwrap_or_default(),
                 crd.metadata.labels.clone().unwrap_or_default(),
             );
+        }
+        resolver
+    }
+
+    /// A resolver over documents read from manifests: every `CustomResourceDefinition` among
+    /// them is added, other documents are ignored.
+    ///
+    /// ```
+    /// use capi_machinepool_conversion::{ApiVersionResolver, CrdResolver};
+    /// let docs = [serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    ///   "metadata": {"name": "foomachinepools.infrastructure.example.com", "labels": {"cluster.x-k8s.io/v1beta2": "v1beta1"}}})];
+    /// let r = CrdResolver::from_documents(&docs);
+    /// assert_eq!(r.api_version("infrastructure.example.com", "FooMachinePool").unwrap(), "infrastructure.example.com/v1beta1");
+    /// ```
+    pub fn from_documents<'a>(documents: impl IntoIterator<Item = &'a serde_json::Value>) -> Self {
+        let mut resolver = Self::default();
+        for doc in documents {
+            if doc["kind"] == "CustomResourceDefinition" {
+                resolver.add_crd_json(doc);
+            }
         }
         resolver
     }
@@ -119,14 +184,26 @@ impl CrdResolver {
     /// Adds a CRD given as JSON (its name and `cluster.x-k8s.io/<contract>` labels are used).
     pub fn add_crd_json(&mut self, crd: &serde_json::Value) {
         let name = crd["metadata"]["name"].as_str().unwrap_or_default();
-        self.add(name, capi_contract::version::crd_labels(crd));
+        self.add(name, capi_contract::labels::crd_labels(crd));
     }
 
-    /// Uses another current contract version than `v1beta2`.
+    /// Uses another current contract than `v1beta2`.
     #[must_use]
-    pub fn with_contract(mut self, contract: &str) -> Self {
-        contract.clone_into(&mut self.contract);
+    pub fn with_contract(mut self, contract: Contract) -> Self {
+        self.contract = contract;
         self
+    }
+
+    /// Number of CRDs known.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.labels_by_crd.len()
+    }
+
+    /// True when no CRD is known.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.labels_by_crd.is_empty()
     }
 }
 
@@ -136,13 +213,9 @@ impl ApiVersionResolver for CrdResolver {
         let labels = self
             .labels_by_crd
             .get(&name)
-            .ok_or_else(|| ResolveError::NotFound {
-                group: group.to_owned(),
-                kind: kind.to_owned(),
-                crd_name: name.clone(),
-            })?;
+            .ok_or_else(|| not_found(group, kind))?;
         let (_, version) =
-            latest_contract_and_version(&name, labels, &self.contract).map_err(|source| {
+            latest_contract_and_version(&name, labels, self.contract).map_err(|source| {
                 ResolveError::Contract {
                     group: group.to_owned(),
                     kind: kind.to_owned(),
@@ -153,13 +226,65 @@ impl ApiVersionResolver for CrdResolver {
     }
 }
 
+/// Several resolvers asked in order: the first that knows the GroupKind answers (its answer,
+/// or its error when the GroupKind is known but unusable); [`ResolveError::NotFound`] falls
+/// through to the next.
+///
+/// ```
+/// use capi_machinepool_conversion::{ApiVersionResolver, ChainResolver, CrdResolver, StaticResolver};
+/// let chain = ChainResolver::new()
+///     .with(StaticResolver::new().with("example.com", "Foo", "example.com/v2"))
+///     .with(CrdResolver::new());
+/// assert_eq!(chain.api_version("example.com", "Foo").unwrap(), "example.com/v2");
+/// assert!(chain.api_version("example.com", "Bar").is_err());
+/// ```
+#[derive(Clone, Default)]
+pub struct ChainResolver {
+    resolvers: Vec<Arc<dyn ApiVersionResolver>>,
+}
+
+impl std::fmt::Debug for ChainResolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChainResolver")
+            .field("resolvers", &self.resolvers.len())
+            .finish()
+    }
+}
+
+impl ChainResolver {
+    /// An empty chain (resolves nothing).
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends a resolver.
+    #[must_use]
+    pub fn with(mut self, resolver: impl ApiVersionResolver + 'static) -> Self {
+        self.resolvers.push(Arc::new(resolver));
+        self
+    }
+}
+
+impl ApiVersionResolver for ChainResolver {
+    fn api_version(&self, group: &str, kind: &str) -> Result<String, ResolveError> {
+        for resolver in &self.resolvers {
+            match resolver.api_version(group, kind) {
+                Err(ResolveError::NotFound { .. }) => {}
+                answer => return answer,
+            }
+        }
+        Err(not_found(group, kind))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn crd_resolver_picks_latest_contract_version() {
-        let mut r = CrdResolver::default().with_contract("v1beta2");
+        let mut r = CrdResolver::default().with_contract(Contract::V1Beta2);
         r.add(
             "awsmachinepools.infrastructure.cluster.x-k8s.io",
             BTreeMap::from([(
@@ -180,10 +305,23 @@ mod tests {
 
     #[test]
     fn crd_without_labels_is_a_contract_error() {
-        let mut r = CrdResolver::default().with_contract("v1beta2");
+        let mut r = CrdResolver::default().with_contract(Contract::V1Beta2);
         r.add("foos.example.com", BTreeMap::new());
         assert!(matches!(
             r.api_version("example.com", "Foo"),
+            Err(ResolveError::Contract { .. })
+        ));
+    }
+
+    #[test]
+    fn chain_stops_at_a_known_but_unusable_kind() {
+        let mut crds = CrdResolver::new();
+        crds.add("foos.example.com", BTreeMap::new());
+        let chain = ChainResolver::new()
+            .with(crds)
+            .with(StaticResolver::new().with("example.com", "Foo", "example.com/v1"));
+        assert!(matches!(
+            chain.api_version("example.com", "Foo"),
             Err(ResolveError::Contract { .. })
         ));
     }

@@ -10,14 +10,15 @@ use common::{golden, resolver, yaml};
 
 #[test]
 fn v1beta1_to_v1beta2_and_back() {
-    let resolver = resolver();
-    let converter = machine_pool_converter(&resolver);
+    let converter = machine_pool_converter(resolver());
     let spoke = yaml("conversion/v1beta1-every-field.yaml");
     let hub = converter
-        .convert(spoke.clone(), "cluster.x-k8s.io/v1beta2")
+        .convert_value(&spoke, "cluster.x-k8s.io/v1beta2")
         .unwrap();
     golden("conversion/v1beta1-every-field.to-v1beta2.yaml", &hub);
-    let mut back = converter.convert(hub, "cluster.x-k8s.io/v1beta1").unwrap();
+    let mut back = converter
+        .convert_value(&hub, "cluster.x-k8s.io/v1beta1")
+        .unwrap();
     golden("conversion/v1beta1-every-field.round-trip.yaml", &back);
     // What v1beta1 cannot keep through the hub: sub-second durations, ref uid/resourceVersion.
     let annotations = back["metadata"]["annotations"].as_object_mut().unwrap();
@@ -36,32 +37,32 @@ fn v1beta1_to_v1beta2_and_back() {
 
 #[test]
 fn v1beta2_to_v1beta1_and_back_is_lossless() {
-    let resolver = resolver();
-    let converter = machine_pool_converter(&resolver);
+    let converter = machine_pool_converter(resolver());
     let hub = yaml("conversion/v1beta2-every-field.yaml");
     let spoke = converter
-        .convert(hub.clone(), "cluster.x-k8s.io/v1beta1")
+        .convert_value(&hub, "cluster.x-k8s.io/v1beta1")
         .unwrap();
     golden("conversion/v1beta2-every-field.to-v1beta1.yaml", &spoke);
     let back = converter
-        .convert(spoke, "cluster.x-k8s.io/v1beta2")
+        .convert_value(&spoke, "cluster.x-k8s.io/v1beta2")
         .unwrap();
     assert_eq!(back, hub, "hub -> spoke -> hub must return the original");
 }
 
 #[test]
 fn false_vs_unset_initialization_is_recovered_only_through_the_annotation() {
-    let resolver = resolver();
-    let converter = machine_pool_converter(&resolver);
+    let converter = machine_pool_converter(resolver());
     let hub = yaml("conversion/v1beta2-every-field.yaml");
-    let mut spoke = converter.convert(hub, "cluster.x-k8s.io/v1beta1").unwrap();
+    let mut spoke = converter
+        .convert_value(&hub, "cluster.x-k8s.io/v1beta1")
+        .unwrap();
     assert_eq!(spoke["status"]["infrastructureReady"], false);
     spoke["metadata"]["annotations"]
         .as_object_mut()
         .unwrap()
         .remove(CONVERSION_DATA_ANNOTATION);
     let back = converter
-        .convert(spoke, "cluster.x-k8s.io/v1beta2")
+        .convert_value(&spoke, "cluster.x-k8s.io/v1beta2")
         .unwrap();
     // Without the annotation, `false` means "not reported".
     assert!(

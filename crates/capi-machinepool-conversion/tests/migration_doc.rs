@@ -62,12 +62,11 @@ fn section(
     before_path: &[&str],
     after_path: &[&str],
 ) -> String {
-    let resolver = resolver();
-    let converter = machine_pool_converter(&resolver);
+    let converter = machine_pool_converter(resolver());
     let mut spoke = base();
     merge(&mut spoke, &patch);
     let hub = converter
-        .convert(spoke.clone(), "cluster.x-k8s.io/v1beta2")
+        .convert_value(&spoke, "cluster.x-k8s.io/v1beta2")
         .unwrap();
     format!(
         "### {title}\n\n{note}\n\nv1beta1:\n\n```yaml\n{}```\n\nv1beta2:\n\n```yaml\n{}```\n\n",

@@ -16,9 +16,8 @@ fn review_of(desired: &str, objects: Vec<Value>) -> Value {
 }
 
 fn run(body: &Value) -> Value {
-    let resolver = resolver();
-    let converter = machine_pool_converter(&resolver);
-    let out = review::handle_json(&converter, &serde_json::to_vec(body).unwrap());
+    let converter = machine_pool_converter(resolver());
+    let out = review::handle_bytes(&converter, &serde_json::to_vec(body).unwrap()).body;
     serde_json::from_slice(&out).unwrap()
 }
 
@@ -119,15 +118,15 @@ fn unknown_desired_version_and_wrong_kind_fail() {
 
 #[test]
 fn malformed_reviews_get_a_failure_not_a_panic() {
-    let resolver = resolver();
-    let converter = machine_pool_converter(&resolver);
+    let converter = machine_pool_converter(resolver());
     for body in [
         &b"not json"[..],
         b"{}",
         b"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\"}",
         b"\xff\xfe",
     ] {
-        let out: Value = serde_json::from_slice(&review::handle_json(&converter, body)).unwrap();
+        let out: Value =
+            serde_json::from_slice(&review::handle_bytes(&converter, body).body).unwrap();
         assert_eq!(
             out["response"]["result"]["status"],
             "Failure",
@@ -165,8 +164,7 @@ fn object_type_errors_carry_the_field() {
 
 #[test]
 fn json_fast_path_matches_the_typed_handler() {
-    let resolver = resolver();
-    let converter = machine_pool_converter(&resolver);
+    let converter = machine_pool_converter(resolver());
     let v1 = yaml("conversion/v1beta1-every-field.yaml");
     let v2 = yaml("conversion/v1beta2-every-field.yaml");
     let mut bad = v1.clone();
@@ -179,10 +177,9 @@ fn json_fast_path_matches_the_typed_handler() {
     ] {
         let body = review_of(desired, objects);
         let typed = review::handle(&converter, serde_json::from_value(body.clone()).unwrap());
-        let fast: Value = serde_json::from_slice(&review::handle_json(
-            &converter,
-            &serde_json::to_vec(&body).unwrap(),
-        ))
+        let fast: Value = serde_json::from_slice(
+            &review::handle_bytes(&converter, &serde_json::to_vec(&body).unwrap()).body,
+        )
         .unwrap();
         assert_eq!(fast, serde_json::to_value(&typed).unwrap(), "{desired}");
     }
@@ -192,9 +189,8 @@ fn json_fast_path_matches_the_typed_handler() {
 fn duplicate_keys_in_an_object_are_rejected() {
     let body = br#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"cluster.x-k8s.io/v1beta2","objects":[
       {"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","metadata":{"name":"a"},"spec":{"clusterName":"a","clusterName":"b"}}]}}"#;
-    let resolver = resolver();
-    let converter = machine_pool_converter(&resolver);
-    let out: Value = serde_json::from_slice(&review::handle_json(&converter, body)).unwrap();
+    let converter = machine_pool_converter(resolver());
+    let out: Value = serde_json::from_slice(&review::handle_bytes(&converter, body).body).unwrap();
     let message = out["response"]["result"]["message"].as_str().unwrap();
     assert!(
         message.contains("duplicate field `clusterName`"),

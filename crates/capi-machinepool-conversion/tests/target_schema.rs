@@ -39,8 +39,7 @@ fn validate(version: &str, object: &Value) -> Vec<String> {
 
 #[test]
 fn converted_objects_validate_against_target_schema() {
-    let resolver = resolver();
-    let converter = machine_pool_converter(&resolver);
+    let converter = machine_pool_converter(resolver());
     let cases = [
         ("conversion/v1beta1-every-field.yaml", "v1beta2"),
         ("conversion/v1beta2-every-field.yaml", "v1beta1"),
@@ -48,7 +47,7 @@ fn converted_objects_validate_against_target_schema() {
     for (file, target) in cases {
         let object = yaml(file);
         let converted = converter
-            .convert(object, &format!("cluster.x-k8s.io/{target}"))
+            .convert_value(&object, &format!("cluster.x-k8s.io/{target}"))
             .unwrap();
         let errors = validate(target, &converted);
         assert!(errors.is_empty(), "{file} -> {target}: {errors:?}");
@@ -60,13 +59,17 @@ fn converted_objects_validate_against_target_schema() {
         .into_iter()
         .find(|d| d["kind"] == "MachinePool")
         .unwrap();
-    let down = converter.convert(pool, "cluster.x-k8s.io/v1beta1").unwrap();
+    let down = converter
+        .convert_value(&pool, "cluster.x-k8s.io/v1beta1")
+        .unwrap();
     assert!(
         validate("v1beta1", &down).is_empty(),
         "{:?}",
         validate("v1beta1", &down)
     );
-    let up = converter.convert(down, "cluster.x-k8s.io/v1beta2").unwrap();
+    let up = converter
+        .convert_value(&down, "cluster.x-k8s.io/v1beta2")
+        .unwrap();
     assert!(
         validate("v1beta2", &up).is_empty(),
         "{:?}",

@@ -2,25 +2,10 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use capi_machinepool_conversion::StaticResolver;
 use serde_json::Value;
 
-/// Path under the workspace `tests/fixtures`.
-pub fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel)
-}
-
-/// The first YAML document of a fixture as JSON.
-pub fn yaml(rel: &str) -> Value {
-    let text = std::fs::read_to_string(fixture(rel)).unwrap();
-    serde_saphyr::from_multiple::<Value>(&text)
-        .unwrap()
-        .remove(0)
-}
+pub use capi_test_support::{fixture, yaml};
 
 /// Compares `actual` with the golden YAML file `rel`; `UPDATE_GOLDEN=1` rewrites it.
 pub fn golden(rel: &str, actual: &Value) {
