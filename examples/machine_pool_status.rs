@@ -4,9 +4,12 @@
 //! `cargo run -p capi-machinepool-examples --example machine_pool_status`
 
 use capi_conditions::machine_pool::{self, External, Inputs};
+use capi_contract::Contract;
+use capi_contract::reader::InfraMachinePoolReader;
 use capi_machinepool_api::v1beta2::MachinePool;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
+use kube_core::DynamicObject;
 use serde_json::Value;
 
 fn documents(text: &str) -> Result<Vec<Value>, String> {
@@ -17,33 +20,35 @@ fn main() -> Result<(), String> {
     let pools = documents(include_str!("machinepools.yaml"))?;
     let mut mp: MachinePool =
         serde_json::from_value(pools[0].clone()).map_err(|e| e.to_string())?;
-    capi_machinepool_api::admission::default_machine_pool(&mut mp, None)
-        .map_err(|e| e.to_string())?;
+    capi_machinepool_admission::default_machine_pool(&mut mp, None).map_err(|e| e.to_string())?;
     mp.metadata.generation = Some(1);
 
+    // The InfraMachinePool and bootstrap config, as `kube::Api::<DynamicObject>` returns them.
     let inputs_docs = documents(include_str!("status-inputs.yaml"))?;
-    let (infra, bootstrap) = (&inputs_docs[0], &inputs_docs[1]);
+    let dynamic = |v: &Value| -> Result<DynamicObject, String> {
+        serde_json::from_value(v.clone()).map_err(|e| e.to_string())
+    };
+    let (infra, bootstrap) = (dynamic(&inputs_docs[0])?, dynamic(&inputs_docs[1])?);
 
     // What the MachinePool controller copies from the InfraMachinePool under the contract.
-    let reader = capi_contract::reader::InfraMachinePoolReader::new(infra, "v1beta2");
+    let reader = InfraMachinePoolReader::new(&infra.data, Contract::V1Beta2);
     mp.status.replicas = Some(reader.replicas().map_err(|e| e.to_string())?);
-    mp.spec.provider_id_list = reader.provider_id_list().map_err(|e| e.to_string())?;
+    mp.spec.provider_id_list = Some(reader.provider_id_list().map_err(|e| e.to_string())?);
     mp.status.initialization.infrastructure_provisioned =
         Some(reader.provisioned().map_err(|e| e.to_string())?);
     mp.status.initialization.bootstrap_data_secret_created =
-        bootstrap["status"]["initialization"]["dataSecretCreated"].as_bool();
+        bootstrap.data["status"]["initialization"]["dataSecretCreated"].as_bool();
 
     let now = Time(Timestamp::from_second(1_796_000_000).map_err(|e| e.to_string())?);
-    let snapshot = mp.clone();
     let inputs = Inputs {
-        machine_pool: &snapshot,
-        infra: External::Found(infra),
-        infra_contract: "v1beta2",
-        bootstrap: External::Found(bootstrap),
+        infra: External::Found(&infra),
+        infra_contract: Contract::V1Beta2,
+        bootstrap: External::Found(&bootstrap),
         machines: None,
         cluster_paused: false,
         now: &now,
     };
+    // The pool is updated in place: the inputs do not borrow it.
     machine_pool::apply(&mut mp, &inputs);
     let yaml = serde_saphyr::to_string(&mp).map_err(|e| e.to_string())?;
     print!("{yaml}");

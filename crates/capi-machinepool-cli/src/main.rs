@@ -1,18 +1,27 @@
 //! `capi-machinepool`: the MachinePool CRD, validation, conversion, and InfraMachinePool
-//! contract checks for provider CI.
+//! contract checks for provider CI. Argument parsing, I/O and rendering only: the work is done
+//! by the library crates.
 
 mod cmd;
-mod documents;
-mod report;
+mod input;
+mod output;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+const EXIT_CODES: &str = "\
+Exit status:
+  0  success (check: no MUST rule violated; validate: every MachinePool is valid)
+  1  check: a MUST rule is violated; validate: a MachinePool is invalid or breaks the
+     version skew policy
+  2  an input cannot be read, or the command line is wrong
+A closed standard output (e.g. `| head`) ends a command quietly.";
+
 /// Cluster API MachinePool toolkit.
 #[derive(Parser)]
-#[command(name = "capi-machinepool", version, about)]
+#[command(name = "capi-machinepool", version, about, after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -27,9 +36,11 @@ pub enum Format {
     Json,
     /// JUnit XML (one testsuite per CRD, one testcase per rule check).
     Junit,
+    /// GitHub Actions workflow commands (annotations on the files of a pull request).
+    Github,
 }
 
-/// Target version of `convert`.
+/// An API version of MachinePool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Version {
     /// cluster.x-k8s.io/v1beta1
@@ -38,24 +49,38 @@ pub enum Version {
     V1beta2,
 }
 
-/// Contract version of `check`.
+/// A Cluster API contract version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Contract {
-    /// The current contract (accepts v1beta1 providers under the temporary compatibility).
+    /// The current contract.
     V1beta2,
-    /// The deprecated contract.
+    /// The deprecated contract (read by the current core under the temporary compatibility).
     V1beta1,
+}
+
+impl From<Contract> for capi_contract::Contract {
+    fn from(c: Contract) -> Self {
+        match c {
+            Contract::V1beta2 => Self::V1Beta2,
+            Contract::V1beta1 => Self::V1Beta1,
+        }
+    }
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Print the multi-version MachinePool CRD as YAML.
     Crd,
-    /// Default and validate every MachinePool of a YAML/JSON file (exit 1 on any error).
+    /// Default and validate every MachinePool of a YAML/JSON stream as the API server would,
+    /// and check the Kubernetes version skew against its control plane.
     Validate {
         /// Multi-document YAML or JSON file (`-` for stdin).
         #[arg(short = 'f', long = "file")]
         file: PathBuf,
+        /// Control plane (kube-apiserver) version for MachinePools whose control plane is not
+        /// in the stream, e.g. v1.34.0.
+        #[arg(long, value_name = "VERSION")]
+        control_plane_version: Option<String>,
     },
     /// Convert every MachinePool of a YAML stream; other documents pass through untouched.
     Convert {
@@ -82,14 +107,20 @@ enum Command {
         map: Vec<String>,
     },
     /// Check provider CRDs (and objects) against the InfraMachinePool contract.
+    #[command(after_help = EXIT_CODES)]
     Check {
-        /// CRD files, directories (with kustomization.yaml labels) or rendered bundles.
-        #[arg(required = true)]
+        /// CRD files, directories (a provider's config/crd: its kustomization is applied as
+        /// `kustomize build` would) or rendered bundles; `-` reads standard input.
         paths: Vec<PathBuf>,
-        /// Contract version to check against.
-        #[arg(long, value_enum, default_value = "v1beta2")]
-        contract: Contract,
-        /// InfraMachinePool objects to check too.
+        /// Same as a path argument (repeatable), as in kubectl: `-f config/crd -f -`.
+        #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
+        files: Vec<PathBuf>,
+        /// Check only the CRD versions labelled for this contract (default: every contract the
+        /// current core reads, v1beta2 and v1beta1). A CRD with no version labelled for it is
+        /// reported as INFO, not failed.
+        #[arg(long, value_enum, alias = "contract", value_name = "CONTRACT")]
+        only_contract: Option<Contract>,
+        /// InfraMachinePool objects to check too (a file, or `-`).
         #[arg(long)]
         objects: Option<PathBuf>,
         /// Output format.
@@ -98,7 +129,7 @@ enum Command {
         /// Fail, instead of warn, on forms accepted only under the temporary v1beta1 compatibility.
         #[arg(long)]
         no_v1beta1_compat: bool,
-        /// Also list every passing check in text output.
+        /// Also list every passing check and every skipped input in text output.
         #[arg(short, long)]
         verbose: bool,
     },
@@ -108,7 +139,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Crd => cmd::crd::run(),
-        Command::Validate { file } => cmd::validate::run(&file),
+        Command::Validate {
+            file,
+            control_plane_version,
+        } => cmd::validate::run(&file, control_plane_version.as_deref()),
         Command::Convert {
             to,
             crds,
@@ -117,24 +151,29 @@ fn main() -> ExitCode {
         } => cmd::convert::run(to, &crds, &map, &file),
         Command::Review { crds, map } => cmd::review::run(&crds, &map),
         Command::Check {
-            paths,
-            contract,
+            mut paths,
+            files,
+            only_contract,
             objects,
             format,
             no_v1beta1_compat,
             verbose,
-        } => cmd::check::run(&cmd::check::Args {
-            paths,
-            contract,
-            objects,
-            format,
-            no_v1beta1_compat,
-            verbose,
-        }),
+        } => {
+            paths.extend(files);
+            cmd::check::run(&cmd::check::Args {
+                paths,
+                only_contract: only_contract.map(Into::into),
+                objects,
+                format,
+                no_v1beta1_compat,
+                verbose,
+            })
+        }
     };
     match result {
         Ok(code) => code,
-        Err(message) => {
+        Err(output::Failure::Closed(code)) => code,
+        Err(output::Failure::Message(message)) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }

@@ -5,14 +5,15 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use capi_contract::load::{Document, LoadError, parse_documents, read_text};
-use capi_contract::object_check::check_object;
-use capi_contract::{Outcome, Report};
-use capi_machinepool_api::admission::{
+use capi_contract_check::{CheckOptions, Checker, Outcome};
+use capi_machinepool_admission::{
     FeatureGates, FieldErrorType, default_machine_pool, validate_machine_pool,
 };
 use capi_machinepool_api::v1beta2;
 use capi_machinepool_conversion::{StaticResolver, machine_pool_converter, review};
+use capi_manifests::load::documents;
+use capi_manifests::tree::read_file;
+use capi_manifests::{Limits, ManifestError};
 use serde_json::{Value, json};
 
 fn pool() -> Value {
@@ -31,9 +32,12 @@ fn convert(body: &[u8]) -> (u16, Value) {
         "DockerMachinePool",
         "infrastructure.cluster.x-k8s.io/v1beta2",
     );
-    let converter = machine_pool_converter(&resolver);
-    let (status, out) = review::handle_json_with_status(&converter, body);
-    (status, serde_json::from_slice(&out).unwrap())
+    let converter = machine_pool_converter(resolver);
+    let response = review::handle_bytes(&converter, body);
+    (
+        response.status,
+        serde_json::from_slice(&response.body).unwrap(),
+    )
 }
 
 fn temp(name: &str, bytes: &[u8]) -> PathBuf {
@@ -80,8 +84,10 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("deep.yaml#0"), "{stderr}");
     let yaml = format!("a: {nested}\n");
-    let err = parse_documents("deep.yaml", &yaml).unwrap_err().to_string();
-    assert!(err.starts_with("deep.yaml: "), "{err}");
+    let err = documents(&yaml, "deep.yaml", &Limits::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("deep.yaml#0 (line 1): "), "{err}");
 }
 
 #[test]
@@ -121,15 +127,9 @@ fn ten_thousand_provider_ids() {
     // And by the contract object check on an InfraMachinePool.
     let mut infra = json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "DockerMachinePool", "metadata": {"name": "d"}});
     infra["spec"]["providerIDList"] = too_many["spec"]["providerIDList"].clone();
-    let mut report = Report::default();
-    check_object(
-        &Document {
-            source: "x#0".into(),
-            value: infra,
-        },
-        "v1beta2",
-        &mut report,
-    );
+    let mut checker = Checker::new(CheckOptions::default());
+    checker.add_object(&infra, None);
+    let report = checker.finish();
     assert!(
         report
             .findings
@@ -142,11 +142,7 @@ fn ten_thousand_provider_ids() {
 fn one_megabyte_strings() {
     let big = "x".repeat(1024 * 1024);
     let mut mp: v1beta2::MachinePool = serde_json::from_value(pool()).unwrap();
-    mp.spec
-        .template
-        .metadata
-        .annotations
-        .insert("example.com/big".into(), big.clone());
+    mp.spec.template.metadata.annotations = Some([("example.com/big".into(), big.clone())].into());
     default_machine_pool(&mut mp, None).unwrap();
     let errs = validate_machine_pool(&mp, None, &FeatureGates::default());
     assert!(
@@ -168,8 +164,8 @@ fn invalid_utf8() {
         "latin1.yaml",
         b"kind: MachinePool\nmetadata:\n  name: caf\xe9\n",
     );
-    match read_text(&file) {
-        Err(LoadError::Utf8 { valid_up_to, .. }) => assert_eq!(valid_up_to, 39),
+    match read_file(&file, &Limits::default()) {
+        Err(ManifestError::Utf8 { line, .. }) => assert_eq!(line, 3),
         other => panic!("{other:?}"),
     }
     let (status, out) =
@@ -180,9 +176,13 @@ fn invalid_utf8() {
 
 #[test]
 fn duplicate_keys() {
-    let err = parse_documents("dup.yaml", "spec:\n  clusterName: a\n  clusterName: b\n")
-        .unwrap_err()
-        .to_string();
+    let err = documents(
+        "spec:\n  clusterName: a\n  clusterName: b\n",
+        "dup.yaml",
+        &Limits::default(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         err.contains("dup.yaml") && err.to_lowercase().contains("duplicate"),
         "{err}"

@@ -15,6 +15,14 @@ fn corpus(rel: &str) -> PathBuf {
     root().join("tests/fixtures/corpus").join(rel)
 }
 
+/// A real provider `config/crd` tree (`tests/fixtures/provider-trees`).
+fn tree(name: &str) -> PathBuf {
+    root()
+        .join("tests/fixtures/provider-trees")
+        .join(name)
+        .join("config/crd")
+}
+
 fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_capi-machinepool"))
         .args(args)
@@ -44,10 +52,7 @@ fn temp_file(name: &str, content: &[u8]) -> PathBuf {
 
 #[test]
 fn check_capi_dev_text_fails_with_exit_1() {
-    let out = run(
-        &["check", corpus("providers/capi-dev").to_str().unwrap()],
-        None,
-    );
+    let out = run(&["check", tree("capi-dev").to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
@@ -111,7 +116,7 @@ fn json_output_is_valid_and_complete() {
             "check",
             "--format",
             "json",
-            corpus("providers/capi-dev").to_str().unwrap(),
+            tree("capi-dev").to_str().unwrap(),
         ],
         None,
     );
@@ -139,23 +144,25 @@ fn junit_output_parses_as_xml() {
     use quick_xml::Reader;
     use quick_xml::events::Event;
     let out = run(
-        &[
-            "check",
-            "--format",
-            "junit",
-            corpus("providers/capi-provider-azure").to_str().unwrap(),
-        ],
+        &["check", "--format", "junit", tree("capz").to_str().unwrap()],
         None,
     );
-    assert_eq!(out.status.code(), Some(1));
+    // cluster-api-provider-azure's real tree passes: its labels come from kustomize patches.
+    assert_eq!(out.status.code(), Some(0));
     let xml = stdout(&out);
     let mut reader = Reader::from_str(&xml);
-    let (mut suites, mut cases, mut failures) = (0, 0, 0);
+    let (mut suites, mut cases, mut failures, mut with_file) = (0, 0, 0, 0);
     loop {
         match reader.read_event().unwrap() {
             Event::Start(e) | Event::Empty(e) => match e.name().as_ref() {
                 "testsuite" => suites += 1,
-                "testcase" => cases += 1,
+                "testcase" => {
+                    cases += 1;
+                    let file = e.try_get_attribute("file").unwrap();
+                    if file.is_some_and(|f| f.value.ends_with(".yaml")) {
+                        with_file += 1;
+                    }
+                }
                 "failure" => failures += 1,
                 _ => {}
             },
@@ -165,15 +172,13 @@ fn junit_output_parses_as_xml() {
     }
     assert!(suites >= 5, "{suites}");
     assert!(cases > 50, "{cases}");
-    assert_eq!(
-        failures, 5,
-        "one contract-label failure per Azure pool/template CRD"
-    );
+    assert_eq!(failures, 0, "the Azure pools pass the MUST rules");
+    assert!(with_file > 50, "test cases name their file: {with_file}");
 }
 
 #[test]
 fn check_reads_a_rendered_bundle_with_other_documents() {
-    let crd = std::fs::read_to_string(corpus("providers/capi-provider-scaleway/infrastructure.cluster.x-k8s.io_scalewaymanagedmachinepools.yaml")).unwrap();
+    let crd = std::fs::read_to_string(corpus("providers/capi-provider-scaleway/bases/infrastructure.cluster.x-k8s.io_scalewaymanagedmachinepools.yaml")).unwrap();
     let labelled = crd.replacen("metadata:\n", "metadata:\n  labels:\n    cluster.x-k8s.io/v1beta1: v1alpha1\n    cluster.x-k8s.io/v1beta2: v1alpha2\n", 1);
     let bundle = format!(
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: caps-system\n---\n{labelled}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: m\n"

@@ -5,11 +5,13 @@
 
 use std::path::PathBuf;
 
-use capi_contract::load::{Document, parse_documents};
-use capi_contract::{CheckOptions, CrdInput, check_crds};
-use capi_machinepool_api::admission::{FeatureGates, default_machine_pool, validate_machine_pool};
+use capi_contract_check::{CheckOptions, Checker, CrdInput};
+use capi_machinepool_admission::{FeatureGates, default_machine_pool, validate_machine_pool};
 use capi_machinepool_api::{v1beta1, v1beta2};
 use capi_machinepool_conversion::{StaticResolver, machine_pool_converter, review};
+use capi_manifests::Limits;
+use capi_manifests::load::documents;
+use capi_test_support::go_normalized;
 use serde_json::Value;
 
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
@@ -34,14 +36,14 @@ fn parse_machine_pool_inputs() {
         let Ok(text) = std::str::from_utf8(&data) else {
             continue;
         };
-        let Ok(docs) = parse_documents(&name, text) else {
+        let Ok(docs) = documents(text, &name, &Limits::default()) else {
             continue;
         };
         for doc in docs {
             if let Ok(mut mp) = serde_json::from_value::<v1beta2::MachinePool>(doc.value.clone()) {
                 let again: v1beta2::MachinePool =
                     serde_json::from_value(serde_json::to_value(&mp).unwrap()).unwrap();
-                assert_eq!(again, mp, "{name}");
+                assert_eq!(again, go_normalized::v1beta2(mp.clone()), "{name}");
                 if default_machine_pool(&mut mp, None).is_ok() {
                     let _ = validate_machine_pool(&mp, None, &FeatureGates::default());
                 }
@@ -66,12 +68,12 @@ fn conversion_review_inputs() {
             "KubeadmConfig",
             "bootstrap.cluster.x-k8s.io/v1beta2",
         );
-    let converter = machine_pool_converter(&resolver);
+    let converter = machine_pool_converter(resolver);
     for (name, data) in inputs("conversion_review") {
-        let (status, out) = review::handle_json_with_status(&converter, &data);
-        let value: Value = serde_json::from_slice(&out).unwrap();
+        let response = review::handle_bytes(&converter, &data);
+        let value: Value = serde_json::from_slice(&response.body).unwrap();
         assert_eq!(value["kind"], "ConversionReview", "{name}");
-        assert!(status == 200 || status == 400, "{name}");
+        assert!(response.status == 200 || response.status == 400, "{name}");
     }
 }
 
@@ -81,27 +83,14 @@ fn contract_check_inputs() {
         let Ok(text) = std::str::from_utf8(&data) else {
             continue;
         };
-        let Ok(docs) = parse_documents(&name, text) else {
+        let Ok(docs) = documents(text, &name, &Limits::default()) else {
             continue;
         };
-        let crds: Vec<CrdInput> = docs
-            .iter()
-            .map(|d| CrdInput {
-                source: d.source.clone(),
-                crd: d.value.clone(),
-                notes: vec![],
-            })
-            .collect();
-        let mut report = check_crds(&crds, &CheckOptions::default());
-        for d in docs {
-            capi_contract::object_check::check_object(
-                &Document {
-                    source: d.source,
-                    value: d.value,
-                },
-                "v1beta2",
-                &mut report,
-            );
+        let mut checker = Checker::new(CheckOptions::default());
+        for d in &docs {
+            checker.add_crd(&CrdInput::from(d.value.clone()));
+            checker.add_object(&d.value, Some(&d.source));
         }
+        let _ = checker.finish().to_string();
     }
 }

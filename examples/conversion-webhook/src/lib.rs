@@ -1,11 +1,18 @@
-//! A production-shaped HTTPS conversion webhook for Cluster API MachinePools.
+//! A production-shaped HTTPS conversion webhook for Cluster API MachinePools (and, to show a
+//! provider's setup, the example provider's FooMachinePool: one webhook, several kinds).
 //!
 //! * `POST /convert`: `apiextensions.k8s.io/v1` ConversionReview in, ConversionReview out
-//!   (400 for an unreadable review, 413 above the body limit, 503 when a conversion exceeds the
-//!   request timeout).
+//!   (400 for an unreadable review, 408 for a body sent too slowly, 413 above the body limit,
+//!   503 when a conversion exceeds the request timeout).
 //! * `GET /healthz`, `GET /readyz`.
 //! * TLS from PEM files (as cert-manager mounts them), reloaded when they change.
 //! * Graceful shutdown when the `shutdown` future completes (SIGTERM in `main`).
+//!
+//! Slow and idle clients cannot starve it (see `README.md` for the limits and why): the TLS
+//! handshake, the first request, the request headers and the request body each have a
+//! timeout; request bodies held in memory share one byte budget (a connection waits for its
+//! share; the body timeout still runs); at most `max_concurrent_conversions` conversions run
+//! at once, each on a blocking thread so large reviews never stall the async executor.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,14 +20,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum_server::Handle;
-use axum_server::tls_rustls::RustlsConfig;
-use capi_machinepool_conversion::{CrdResolver, machine_pool_converter, review};
+use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
+use capi_machinepool_conversion::{
+    ConverterSet, CrdResolver, ObjectConverter, machine_pool_converter, review,
+};
+use http_body_util::BodyExt;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tracing::{info, warn};
 
 /// Server settings.
@@ -40,42 +51,150 @@ pub struct Config {
     pub request_timeout: Duration,
     /// How often the certificate files are checked for changes.
     pub reload_interval: Duration,
+    /// Limits on slow and idle clients.
+    pub limits: Limits,
+}
+
+/// Limits on connections and memory (see the example's README for the reasoning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// TLS handshake.
+    pub handshake_timeout: Duration,
+    /// From the end of the handshake to a complete first request head, and between requests
+    /// on a kept-alive connection (idle connections are closed).
+    pub idle_timeout: Duration,
+    /// Reading the request headers.
+    pub header_read_timeout: Duration,
+    /// Reading the request body (the API server sends it at once).
+    pub body_read_timeout: Duration,
+    /// Total bytes of request bodies held at once, over all connections.
+    pub body_budget_bytes: usize,
+    /// Conversions running at once.
+    pub max_concurrent_conversions: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            handshake_timeout: Duration::from_secs(5),
+            idle_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(5),
+            body_read_timeout: Duration::from_secs(10),
+            body_budget_bytes: 24 << 20,
+            max_concurrent_conversions: 2,
+        }
+    }
 }
 
 struct AppState {
-    resolver: CrdResolver,
+    converter: Arc<ConverterSet>,
     ready: AtomicBool,
     timeout: Duration,
+    max_body_bytes: usize,
+    body_read_timeout: Duration,
+    body_budget: Arc<Semaphore>,
+    conversions: Arc<Semaphore>,
 }
 
-async fn convert(State(state): State<Arc<AppState>>, body: Bytes) -> Response {
+/// Why a body was not read.
+enum BodyError {
+    TooLarge,
+    Broken,
+}
+
+/// Reads the body, taking its size from the shared byte budget as it arrives; the permits
+/// are held until the response is sent.
+async fn read_body(
+    body: Body,
+    budget: &Arc<Semaphore>,
+    max: usize,
+) -> Result<(Vec<u8>, Vec<OwnedSemaphorePermit>), BodyError> {
+    let mut body = body;
+    let mut bytes = Vec::new();
+    let mut permits = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| BodyError::Broken)?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        if bytes.len() + data.len() > max {
+            return Err(BodyError::TooLarge);
+        }
+        let n = u32::try_from(data.len()).map_err(|_| BodyError::TooLarge)?;
+        let permit = Arc::clone(budget)
+            .acquire_many_owned(n)
+            .await
+            .map_err(|_| BodyError::Broken)?;
+        permits.push(permit);
+        bytes.extend_from_slice(&data);
+    }
+    Ok((bytes, permits))
+}
+
+fn text(status: StatusCode, message: &'static str) -> Response {
+    (status, message).into_response()
+}
+
+async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Response {
     let started = std::time::Instant::now();
-    let worker_state = Arc::clone(&state);
+    let read = read_body(
+        request.into_body(),
+        &state.body_budget,
+        state.max_body_bytes,
+    );
+    let (body, _budget) = match tokio::time::timeout(state.body_read_timeout, read).await {
+        Ok(Ok(read)) => read,
+        Ok(Err(BodyError::TooLarge)) => {
+            return text(StatusCode::PAYLOAD_TOO_LARGE, "request body too large");
+        }
+        Ok(Err(BodyError::Broken)) => return text(StatusCode::BAD_REQUEST, "request body broken"),
+        Err(_) => {
+            warn!(
+                timeout_ms = state.body_read_timeout.as_millis() as u64,
+                "request body too slow"
+            );
+            return text(
+                StatusCode::REQUEST_TIMEOUT,
+                "request body not received in time",
+            );
+        }
+    };
+    // One conversion per permit; the handler itself is pure and synchronous, so it runs on a
+    // blocking thread and a large review never stalls the async executor.
+    let Ok(permit) = Arc::clone(&state.conversions).acquire_owned().await else {
+        return text(StatusCode::SERVICE_UNAVAILABLE, "shutting down");
+    };
+    let converter = Arc::clone(&state.converter);
     let work = tokio::task::spawn_blocking(move || {
-        let converter = machine_pool_converter(&worker_state.resolver);
-        review::handle_json_with_status(&converter, &body)
+        let _permit = permit;
+        review::handle_bytes(converter.as_ref(), &body)
     });
     match tokio::time::timeout(state.timeout, work).await {
-        Ok(Ok((status, bytes))) => {
+        Ok(Ok(response)) => {
             info!(
-                status,
-                bytes = bytes.len(),
+                status = response.status,
+                bytes = response.body.len(),
                 elapsed_us = started.elapsed().as_micros() as u64,
                 "conversion review"
             );
-            let code = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-            (code, [(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+            let code = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
+            (
+                code,
+                [(header::CONTENT_TYPE, "application/json")],
+                response.body,
+            )
+                .into_response()
         }
         Ok(Err(e)) => {
             warn!(error = %e, "conversion task failed");
-            (StatusCode::INTERNAL_SERVER_ERROR, "conversion failed").into_response()
+            text(StatusCode::INTERNAL_SERVER_ERROR, "conversion failed")
         }
         Err(_) => {
             warn!(
                 timeout_ms = state.timeout.as_millis() as u64,
                 "conversion timed out"
             );
-            (StatusCode::SERVICE_UNAVAILABLE, "conversion timed out").into_response()
+            text(StatusCode::SERVICE_UNAVAILABLE, "conversion timed out")
         }
     }
 }
@@ -88,16 +207,17 @@ async fn readyz(State(state): State<Arc<AppState>>) -> Response {
     if state.ready.load(Ordering::Relaxed) {
         "ok".into_response()
     } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "not ready").into_response()
+        text(StatusCode::SERVICE_UNAVAILABLE, "not ready")
     }
 }
 
-fn app(state: Arc<AppState>, max_body_bytes: usize) -> Router {
+fn app(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/convert", post(convert))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
-        .layer(DefaultBodyLimit::max(max_body_bytes))
+        // The body is read by `convert` itself, within its limit and the shared budget.
+        .layer(DefaultBodyLimit::disable())
         .with_state(state)
 }
 
@@ -127,16 +247,21 @@ fn watch_certificates(tls: RustlsConfig, cert: PathBuf, key: PathBuf, every: Dur
     });
 }
 
-fn resolver(crds: &[PathBuf]) -> Result<CrdResolver, String> {
-    let mut resolver = CrdResolver::default();
-    if crds.is_empty() {
-        return Ok(resolver);
-    }
-    let (inputs, _) = capi_contract::load::load_crds(crds).map_err(|e| e.to_string())?;
-    for input in &inputs {
-        resolver.add_crd_json(&input.crd);
-    }
-    Ok(resolver)
+/// The converters the webhook serves: MachinePool (its references resolved from the contract
+/// labels of `crds`) and the example provider's FooMachinePool. Built once, shared by every
+/// request.
+///
+/// # Errors
+/// When the CRDs cannot be read.
+pub fn converters(crds: &[PathBuf]) -> Result<ConverterSet, String> {
+    let loaded = capi_manifests::load::load(crds, capi_manifests::Limits::default())
+        .map_err(|e| capi_machinepool_conversion::error_chain(&e))?;
+    let resolver = CrdResolver::from_documents(loaded.documents.iter().map(|d| &d.value));
+    let set = ConverterSet::new()
+        .with(machine_pool_converter(resolver))
+        .with(foo_provider::converter(CrdResolver::new()));
+    info!(kinds = ?set.group_kinds(), "serving conversions");
+    Ok(set)
 }
 
 /// A running server: its address and a handle to stop it.
@@ -158,10 +283,15 @@ pub async fn start(
     let tls = RustlsConfig::from_pem_file(&config.cert, &config.key)
         .await
         .map_err(|e| format!("cannot load TLS certificate {}: {e}", config.cert.display()))?;
+    let limits = config.limits;
     let state = Arc::new(AppState {
-        resolver: resolver(&config.crds)?,
+        converter: Arc::new(converters(&config.crds)?),
         ready: AtomicBool::new(false),
         timeout: config.request_timeout,
+        max_body_bytes: config.max_body_bytes,
+        body_read_timeout: limits.body_read_timeout,
+        body_budget: Arc::new(Semaphore::new(limits.body_budget_bytes)),
+        conversions: Arc::new(Semaphore::new(limits.max_concurrent_conversions.max(1))),
     });
     watch_certificates(
         tls.clone(),
@@ -176,8 +306,16 @@ pub async fn start(
         info!("shutting down");
         stopper.graceful_shutdown(Some(Duration::from_secs(10)));
     });
-    let server = axum_server::bind_rustls(config.addr, tls).handle(handle.clone());
-    let router = app(Arc::clone(&state), config.max_body_bytes);
+    let acceptor = RustlsAcceptor::new(tls).handshake_timeout(limits.handshake_timeout);
+    let mut server = axum_server::bind(config.addr)
+        .acceptor(acceptor)
+        .handle(handle.clone())
+        .first_request_timeout(limits.idle_timeout);
+    server
+        .http_builder()
+        .http1()
+        .header_read_timeout(limits.header_read_timeout);
+    let router = app(Arc::clone(&state));
     let done = tokio::spawn(async move { server.serve(router.into_make_service()).await });
     let addr = handle
         .listening()

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use conversion_webhook::{Config, start};
+use conversion_webhook::{Config, Limits, start};
 
 /// HTTPS conversion webhook for cluster.x-k8s.io MachinePools.
 #[derive(Parser)]
@@ -23,9 +23,27 @@ struct Args {
     /// Largest request body in bytes.
     #[arg(long, default_value_t = 3 * 1024 * 1024)]
     max_body_bytes: usize,
-    /// Request timeout in seconds.
+    /// Conversion timeout in seconds.
     #[arg(long, default_value_t = 10)]
     timeout_seconds: u64,
+    /// Seconds allowed for the TLS handshake.
+    #[arg(long, default_value_t = 5)]
+    handshake_timeout_seconds: u64,
+    /// Seconds a connection may stay idle (before its first request and between requests).
+    #[arg(long, default_value_t = 30)]
+    idle_timeout_seconds: u64,
+    /// Seconds allowed to send the request headers.
+    #[arg(long, default_value_t = 5)]
+    header_timeout_seconds: u64,
+    /// Seconds allowed to send the request body.
+    #[arg(long, default_value_t = 10)]
+    body_timeout_seconds: u64,
+    /// Bytes of request bodies held at once, over all connections.
+    #[arg(long, default_value_t = 24 * 1024 * 1024)]
+    body_budget_bytes: usize,
+    /// Conversions running at once.
+    #[arg(long, default_value_t = 2)]
+    max_concurrent_conversions: usize,
 }
 
 async fn terminate() {
@@ -67,6 +85,14 @@ async fn main() -> ExitCode {
         max_body_bytes: args.max_body_bytes,
         request_timeout: Duration::from_secs(args.timeout_seconds),
         reload_interval: Duration::from_secs(10),
+        limits: Limits {
+            handshake_timeout: Duration::from_secs(args.handshake_timeout_seconds),
+            idle_timeout: Duration::from_secs(args.idle_timeout_seconds),
+            header_read_timeout: Duration::from_secs(args.header_timeout_seconds),
+            body_read_timeout: Duration::from_secs(args.body_timeout_seconds),
+            body_budget_bytes: args.body_budget_bytes,
+            max_concurrent_conversions: args.max_concurrent_conversions,
+        },
     };
     let running = match start(config, terminate()).await {
         Ok(r) => r,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use conversion_webhook::{Config, Running, start};
+use conversion_webhook::{Config, Limits, Running, start};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
@@ -53,6 +53,15 @@ async fn server_with_timeout(
     max_body_bytes: usize,
     request_timeout: Duration,
 ) -> Server {
+    server_with(name, max_body_bytes, request_timeout, Limits::default()).await
+}
+
+async fn server_with(
+    name: &str,
+    max_body_bytes: usize,
+    request_timeout: Duration,
+    limits: Limits,
+) -> Server {
     let dir =
         std::env::temp_dir().join(format!("conversion-webhook-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -68,6 +77,7 @@ async fn server_with_timeout(
         max_body_bytes,
         request_timeout,
         reload_interval: Duration::from_millis(100),
+        limits,
     };
     let running = start(config, async move {
         let _ = rx.await;
@@ -83,6 +93,14 @@ async fn server_with_timeout(
 }
 
 impl Server {
+    async fn tls(&self) -> tokio_rustls::client::TlsStream<TcpStream> {
+        let tcp = TcpStream::connect(self.running.addr).await.unwrap();
+        self.connector
+            .connect(ServerName::try_from("localhost").unwrap(), tcp)
+            .await
+            .unwrap()
+    }
+
     async fn request(&self, method: &str, path: &str, body: Vec<u8>) -> (u16, Vec<u8>) {
         let tcp = TcpStream::connect(self.running.addr).await.unwrap();
         let tls = self
@@ -269,5 +287,157 @@ async fn slow_conversion_times_out_with_503() {
         .await;
     assert_eq!(status, 503);
     assert_eq!(s.request("GET", "/healthz", vec![]).await.0, 200);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_shared_converter_serves_two_kinds() {
+    let s = server("kinds", 1024 * 1024).await;
+    let foo = json!({"apiVersion": "infrastructure.foo.example.com/v1alpha1", "kind": "FooMachinePool",
+        "metadata": {"name": "p", "namespace": "default"}, "spec": {"providerIDList": ["foo://1"]},
+        "status": {"ready": true, "replicas": 1}});
+    let (status, body) = s
+        .request(
+            "POST",
+            "/convert",
+            review("infrastructure.foo.example.com/v1beta1", vec![foo]),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let out: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(out["response"]["result"]["status"], "Success", "{out}");
+    assert_eq!(
+        out["response"]["convertedObjects"][0]["status"]["initialization"]["provisioned"],
+        true
+    );
+    let (_, body) = s
+        .request(
+            "POST",
+            "/convert",
+            review("cluster.x-k8s.io/v1beta1", vec![pool()]),
+        )
+        .await;
+    let out: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(out["response"]["result"]["status"], "Success", "{out}");
+    s.stop().await;
+}
+
+/// Reads until the server closes the connection; how long it took.
+async fn closed_within<S: tokio::io::AsyncRead + Unpin>(
+    stream: &mut S,
+    limit: Duration,
+) -> Option<Duration> {
+    use tokio::io::AsyncReadExt;
+    let started = std::time::Instant::now();
+    let mut buf = [0u8; 4096];
+    let read_all = async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    };
+    tokio::time::timeout(limit, read_all)
+        .await
+        .ok()
+        .map(|()| started.elapsed())
+}
+
+/// Slow clients (headers trickled, bodies trickled, idle connections) are closed after their
+/// timeouts, and a normal client is served meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_and_idle_clients_are_closed_and_others_served() {
+    use tokio::io::AsyncWriteExt;
+    let limits = Limits {
+        handshake_timeout: Duration::from_millis(500),
+        idle_timeout: Duration::from_millis(800),
+        header_read_timeout: Duration::from_millis(800),
+        body_read_timeout: Duration::from_millis(1500),
+        body_budget_bytes: 64 * 1024,
+        max_concurrent_conversions: 2,
+    };
+    let s = server_with("slow", 3 * 1024 * 1024, Duration::from_secs(10), limits).await;
+    let mut slow = Vec::new();
+    for i in 0..20 {
+        let mut tls = s.tls().await;
+        match i % 3 {
+            // Slowloris: a header line, then nothing.
+            0 => tls.write_all(b"POST /convert HTTP/1.1\r\nhost: localhost\r\n").await.unwrap(),
+            // A 3 MB body announced, a few bytes sent.
+            1 => tls
+                .write_all(b"POST /convert HTTP/1.1\r\nhost: localhost\r\ncontent-length: 3000000\r\n\r\n{\"apiVersion\"")
+                .await
+                .unwrap(),
+            // Connected, TLS done, nothing sent.
+            _ => {}
+        }
+        tls.flush().await.unwrap();
+        slow.push(tls);
+    }
+    // A raw TCP connection that never starts TLS.
+    let mut raw = TcpStream::connect(s.running.addr).await.unwrap();
+    // A normal client is served while the slow ones hang.
+    let started = std::time::Instant::now();
+    let (status, _) = s
+        .request(
+            "POST",
+            "/convert",
+            review("cluster.x-k8s.io/v1beta1", vec![pool()]),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    for (i, tls) in slow.iter_mut().enumerate() {
+        let closed = closed_within(tls, Duration::from_secs(5)).await;
+        assert!(closed.is_some(), "slow connection {i} still open");
+    }
+    assert!(
+        closed_within(&mut raw, Duration::from_secs(5))
+            .await
+            .is_some(),
+        "handshake never timed out"
+    );
+    assert_eq!(s.request("GET", "/healthz", vec![]).await.0, 200);
+    s.stop().await;
+}
+
+/// A trickled body gets 408 after the body timeout, and the byte budget is given back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trickled_body_gets_408() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let limits = Limits {
+        body_read_timeout: Duration::from_millis(500),
+        body_budget_bytes: 16 * 1024,
+        ..Limits::default()
+    };
+    let s = server_with("trickle", 3 * 1024 * 1024, Duration::from_secs(10), limits).await;
+    let mut tls = s.tls().await;
+    tls.write_all(b"POST /convert HTTP/1.1\r\nhost: localhost\r\ncontent-length: 100000\r\n\r\n")
+        .await
+        .unwrap();
+    // 32 KB: more than the whole budget, so this connection also waits for budget.
+    tls.write_all(&vec![b' '; 32 * 1024]).await.unwrap();
+    tls.flush().await.unwrap();
+    let mut response = vec![0u8; 256];
+    let n = tokio::time::timeout(Duration::from_secs(5), tls.read(&mut response))
+        .await
+        .unwrap()
+        .unwrap();
+    let head = String::from_utf8_lossy(&response[..n]).to_string();
+    assert!(head.starts_with("HTTP/1.1 408"), "{head}");
+    // The budget is free again: a normal review goes through.
+    let (status, _) = s
+        .request(
+            "POST",
+            "/convert",
+            review("cluster.x-k8s.io/v1beta1", vec![pool()]),
+        )
+        .await;
+    assert_eq!(status, 200);
     s.stop().await;
 }

@@ -1,22 +1,25 @@
-//! `FooMachinePool`: a minimal InfraMachinePool provider API, in two versions, built on the
-//! workspace crates. Copy it to start a provider:
+//! `FooMachinePool`: a minimal InfraMachinePool provider API, in two versions, built with
+//! `#[derive(CustomResource)]` (kube-derive) on the workspace crates. Copy it to start a
+//! provider:
 //!
 //! * [`v1beta1`] (storage, hub) implements the v1beta2 contract (`status.initialization.provisioned`,
 //!   `metav1.Condition`s); [`v1alpha1`] is an older version on the v1beta1 contract (`status.ready`).
-//! * [`crds`] derives both CRDs (pool and template) from the types, with the contract labels.
-//! * The versions convert through [`capi_machinepool_conversion`]'s generic hub/spoke handler.
+//! * [`crds`] merges the derived CRDs of both versions and adds the contract labels; a unit
+//!   test runs the contract check on them through `capi_contract_check::check`.
+//! * The versions convert through [`capi_machinepool_conversion`]'s generic hub/spoke handler
+//!   ([`converter`]).
 //! * [`ready_condition`] computes `Ready` with [`capi_conditions`].
 #![deny(missing_docs)]
 
-mod resource;
 pub mod v1alpha1;
 pub mod v1beta1;
 
 use capi_conditions::summary::{SummaryOptions, summary};
-use capi_machinepool_api::schema::structural_schema_for;
+use capi_contract::Contract;
 use capi_machinepool_conversion::{ApiVersionResolver, HubSpokeConverter};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use serde_json::{Value, json};
+use kube::CustomResourceExt;
 
 /// The API group.
 pub const GROUP: &str = "infrastructure.foo.example.com";
@@ -24,79 +27,51 @@ pub const GROUP: &str = "infrastructure.foo.example.com";
 /// The conversion handler for FooMachinePool (hub v1beta1, spoke v1alpha1).
 #[must_use]
 pub fn converter(
-    resolver: &dyn ApiVersionResolver,
-) -> HubSpokeConverter<'_, v1beta1::FooMachinePool> {
+    resolver: impl ApiVersionResolver + 'static,
+) -> HubSpokeConverter<v1beta1::FooMachinePool> {
     HubSpokeConverter::new(resolver).with_spoke::<v1alpha1::FooMachinePool>()
 }
 
-fn crd(kind: &str, plural: &str, versions: Vec<Value>, status: bool) -> Value {
-    let versions: Vec<Value> = versions
-        .into_iter()
-        .map(|mut v| {
-            if status {
-                v["subresources"] = json!({"status": {}});
-            }
-            v
-        })
-        .collect();
-    json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {
-            "name": format!("{plural}.{GROUP}"),
-            // Contract labels: which CRD versions implement which Cluster API contract.
-            "labels": {"cluster.x-k8s.io/v1beta1": "v1alpha1", "cluster.x-k8s.io/v1beta2": "v1beta1"}
-        },
-        "spec": {
-            "group": GROUP,
-            "names": {"kind": kind, "listKind": format!("{kind}List"), "plural": plural, "singular": kind.to_lowercase(), "categories": ["cluster-api"]},
-            "scope": "Namespaced",
-            "versions": versions
-        }
-    })
+/// Adds a contract label: which CRD versions implement which Cluster API contract
+/// (`cluster.x-k8s.io/<contract>: <version>_<version>`).
+fn label(
+    mut crd: CustomResourceDefinition,
+    labels: &[(Contract, &str)],
+) -> CustomResourceDefinition {
+    let map = crd.metadata.labels.get_or_insert_with(Default::default);
+    for (contract, versions) in labels {
+        map.insert(contract.label().to_owned(), (*versions).to_owned());
+    }
+    crd
 }
 
-fn version(name: &str, storage: bool, schema: Value) -> Value {
-    json!({"name": name, "served": true, "storage": storage, "schema": {"openAPIV3Schema": schema}})
-}
-
-/// The FooMachinePool and FooMachinePoolTemplate CRDs.
+/// The FooMachinePool CRD (both versions, v1beta1 stored) and the FooMachinePoolTemplate CRD,
+/// with their contract labels.
+///
+/// # Panics
+/// Never: the derived CRDs have the same group, kind and scope, which is all `merge_crds` checks.
 #[must_use]
-pub fn crds() -> Vec<Value> {
+pub fn crds() -> Vec<CustomResourceDefinition> {
+    #[allow(clippy::expect_used)]
+    let pool = kube::core::crd::merge_crds(
+        vec![
+            v1alpha1::FooMachinePool::crd(),
+            v1beta1::FooMachinePool::crd(),
+        ],
+        "v1beta1",
+    )
+    .expect("both versions derive the same kind");
     vec![
-        crd(
-            "FooMachinePool",
-            "foomachinepools",
-            vec![
-                version(
-                    "v1alpha1",
-                    false,
-                    structural_schema_for::<v1alpha1::FooMachinePool>(),
-                ),
-                version(
-                    "v1beta1",
-                    true,
-                    structural_schema_for::<v1beta1::FooMachinePool>(),
-                ),
+        label(
+            pool,
+            &[
+                (Contract::V1Beta1, "v1alpha1"),
+                (Contract::V1Beta2, "v1beta1"),
             ],
-            true,
         ),
-        crd(
-            "FooMachinePoolTemplate",
-            "foomachinepooltemplates",
-            vec![
-                version(
-                    "v1alpha1",
-                    false,
-                    structural_schema_for::<v1beta1::FooMachinePoolTemplate>(),
-                ),
-                version(
-                    "v1beta1",
-                    true,
-                    structural_schema_for::<v1beta1::FooMachinePoolTemplate>(),
-                ),
-            ],
-            false,
+        label(
+            v1beta1::FooMachinePoolTemplate::crd(),
+            &[(Contract::V1Beta2, "v1beta1")],
         ),
     ]
 }

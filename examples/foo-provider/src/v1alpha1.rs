@@ -1,36 +1,46 @@
 //! `infrastructure.foo.example.com/v1alpha1`: an older version on the v1beta1 contract
 //! (`status.ready`). Converts to and from [`crate::v1beta1`].
 
+use capi_machinepool_api::v1beta1::LegacyCondition;
 use capi_machinepool_conversion::{ApiVersionResolver, ConversionError, Spoke};
+use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::v1beta1;
 
-/// A pool of Foo instances (v1alpha1).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// Desired state of a pool (v1alpha1; the same fields as v1beta1).
+#[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "infrastructure.foo.example.com",
+    version = "v1alpha1",
+    kind = "FooMachinePool",
+    namespaced,
+    status = "FooMachinePoolStatus",
+    category = "cluster-api",
+    doc = "A pool of Foo instances (InfraMachinePool, v1beta1 contract)."
+)]
 #[serde(rename_all = "camelCase")]
-pub struct FooMachinePool {
-    /// `infrastructure.foo.example.com/v1alpha1`.
-    #[serde(default)]
-    pub api_version: String,
-    /// `FooMachinePool`.
-    #[serde(default)]
-    pub kind: String,
-    /// Metadata.
-    #[serde(default)]
-    #[schemars(schema_with = "object")]
-    pub metadata: kube_core::ObjectMeta,
-    /// Desired state (same as v1beta1).
-    #[serde(default)]
-    pub spec: v1beta1::FooMachinePoolSpec,
-    /// Observed state.
-    #[serde(default)]
-    pub status: FooMachinePoolStatus,
-}
-
-fn object(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({"type": "object"})
+pub struct FooMachinePoolSpec {
+    /// Provider IDs of the instances.
+    #[serde(
+        rename = "providerIDList",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    #[schemars(length(max = 10000), inner(length(min = 1, max = 512)), extend("x-kubernetes-list-type" = "atomic"))]
+    pub provider_id_list: Vec<String>,
+    /// ID of the scaling group.
+    #[serde(
+        rename = "providerID",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
+    #[schemars(length(min = 1, max = 512))]
+    pub provider_id: String,
+    /// Instance type of the pool.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub instance_type: String,
 }
 
 /// Observed state (v1alpha1).
@@ -45,50 +55,53 @@ pub struct FooMachinePoolStatus {
     /// Cluster API v1beta1-style conditions (v1beta1 contract). They have no v1beta1
     /// counterpart here: the provider recomputes its v1beta2 conditions after conversion.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub conditions: Vec<capi_machinepool_api::v1beta1::Condition>,
+    pub conditions: Vec<LegacyCondition>,
 }
 
-crate::resource::foo_resource!(
-    FooMachinePool,
-    "FooMachinePool",
-    "v1alpha1",
-    "foomachinepools"
-);
+fn spec_to_hub(spec: FooMachinePoolSpec) -> v1beta1::FooMachinePoolSpec {
+    v1beta1::FooMachinePoolSpec {
+        provider_id_list: spec.provider_id_list,
+        provider_id: spec.provider_id,
+        instance_type: spec.instance_type,
+    }
+}
+
+fn spec_from_hub(spec: v1beta1::FooMachinePoolSpec) -> FooMachinePoolSpec {
+    FooMachinePoolSpec {
+        provider_id_list: spec.provider_id_list,
+        provider_id: spec.provider_id,
+        instance_type: spec.instance_type,
+    }
+}
 
 impl Spoke<v1beta1::FooMachinePool> for FooMachinePool {
     fn to_hub(
         self,
         _: &dyn ApiVersionResolver,
     ) -> Result<v1beta1::FooMachinePool, ConversionError> {
-        Ok(v1beta1::FooMachinePool {
-            api_version: format!("{}/v1beta1", crate::GROUP),
-            kind: self.kind,
-            metadata: self.metadata,
-            spec: self.spec,
-            status: v1beta1::FooMachinePoolStatus {
-                initialization: v1beta1::Initialization {
-                    provisioned: self.status.ready.then_some(true),
-                },
-                replicas: self.status.replicas,
-                conditions: Vec::new(),
+        let mut hub = v1beta1::FooMachinePool::new("", spec_to_hub(self.spec));
+        hub.metadata = self.metadata;
+        hub.status = self.status.map(|s| v1beta1::FooMachinePoolStatus {
+            initialization: v1beta1::Initialization {
+                provisioned: s.ready.then_some(true),
             },
-        })
+            replicas: s.replicas,
+            conditions: Vec::new(),
+        });
+        Ok(hub)
     }
 
     fn from_hub(
         hub: v1beta1::FooMachinePool,
         _: &dyn ApiVersionResolver,
     ) -> Result<Self, ConversionError> {
-        Ok(Self {
-            api_version: format!("{}/v1alpha1", crate::GROUP),
-            kind: hub.kind,
-            metadata: hub.metadata,
-            spec: hub.spec,
-            status: FooMachinePoolStatus {
-                ready: hub.status.initialization.provisioned.unwrap_or(false),
-                replicas: hub.status.replicas,
-                conditions: Vec::new(),
-            },
-        })
+        let mut spoke = Self::new("", spec_from_hub(hub.spec));
+        spoke.metadata = hub.metadata;
+        spoke.status = hub.status.map(|s| FooMachinePoolStatus {
+            ready: s.initialization.provisioned.unwrap_or(false),
+            replicas: s.replicas,
+            conditions: Vec::new(),
+        });
+        Ok(spoke)
     }
 }

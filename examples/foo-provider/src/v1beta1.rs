@@ -1,39 +1,21 @@
 //! `infrastructure.foo.example.com/v1beta1`: storage version, v1beta2 contract.
 
-use std::borrow::Cow;
-
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// A pool of Foo instances.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct FooMachinePool {
-    /// `infrastructure.foo.example.com/v1beta1`.
-    #[serde(default)]
-    pub api_version: String,
-    /// `FooMachinePool`.
-    #[serde(default)]
-    pub kind: String,
-    /// Metadata.
-    #[serde(default)]
-    #[schemars(schema_with = "object")]
-    pub metadata: kube_core::ObjectMeta,
-    /// Desired state.
-    #[serde(default)]
-    pub spec: FooMachinePoolSpec,
-    /// Observed state.
-    #[serde(default)]
-    pub status: FooMachinePoolStatus,
-}
-
-fn object(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({"type": "object"})
-}
-
-/// Desired state of a pool.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// Desired state of a pool of Foo instances.
+#[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "infrastructure.foo.example.com",
+    version = "v1beta1",
+    kind = "FooMachinePool",
+    namespaced,
+    status = "FooMachinePoolStatus",
+    category = "cluster-api",
+    doc = "A pool of Foo instances (InfraMachinePool)."
+)]
 #[serde(rename_all = "camelCase")]
 pub struct FooMachinePoolSpec {
     /// Provider IDs of the instances (contract: MUST).
@@ -89,26 +71,15 @@ impl Initialization {
 }
 
 /// A template for FooMachinePools (ClusterClass).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct FooMachinePoolTemplate {
-    /// API version.
-    #[serde(default)]
-    pub api_version: String,
-    /// Kind.
-    #[serde(default)]
-    pub kind: String,
-    /// Metadata.
-    #[serde(default)]
-    #[schemars(schema_with = "object")]
-    pub metadata: kube_core::ObjectMeta,
-    /// The template.
-    #[serde(default)]
-    pub spec: FooMachinePoolTemplateSpec,
-}
-
-/// Spec of a template.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "infrastructure.foo.example.com",
+    version = "v1beta1",
+    kind = "FooMachinePoolTemplate",
+    namespaced,
+    category = "cluster-api",
+    doc = "A template for FooMachinePools (InfraMachinePoolTemplate)."
+)]
 pub struct FooMachinePoolTemplateSpec {
     /// The resource the template stamps out.
     pub template: FooMachinePoolTemplateResource,
@@ -121,32 +92,7 @@ pub struct FooMachinePoolTemplateResource {
     pub spec: FooMachinePoolSpec,
 }
 
-crate::resource::foo_resource!(
-    FooMachinePool,
-    "FooMachinePool",
-    "v1beta1",
-    "foomachinepools"
-);
-
 impl capi_machinepool_conversion::Hub for FooMachinePool {}
 
-impl capi_conditions::HasConditions for FooMachinePool {
-    fn conditions(&self) -> &[Condition] {
-        &self.status.conditions
-    }
-    fn generation(&self) -> Option<i64> {
-        self.metadata.generation
-    }
-    fn kind(&self) -> Cow<'_, str> {
-        Cow::Borrowed("FooMachinePool")
-    }
-    fn name(&self) -> Cow<'_, str> {
-        Cow::Borrowed(self.metadata.name.as_deref().unwrap_or_default())
-    }
-}
-
-impl capi_conditions::ConditionsMut for FooMachinePool {
-    fn conditions_mut(&mut self) -> &mut Vec<Condition> {
-        &mut self.status.conditions
-    }
-}
+// Conditions live in `status.conditions`; kind, name and generation come from `Resource`.
+capi_conditions::impl_conditions!(FooMachinePool => status?.conditions);

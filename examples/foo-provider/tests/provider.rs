@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use capi_conditions::{new_condition, set};
-use capi_contract::{CheckOptions, CrdInput, Outcome, check_crds};
+use capi_contract_check::{CheckOptions, CrdInput, Outcome, check, check_crds};
 use capi_machinepool_conversion::{StaticResolver, review};
 use foo_provider::{converter, crds, ready_condition, v1beta1};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -12,14 +12,9 @@ use serde_json::{Value, json};
 
 #[test]
 fn own_crds_pass_the_contract_check() {
-    let inputs: Vec<CrdInput> = crds()
-        .into_iter()
-        .map(|crd| CrdInput {
-            source: "foo-provider".into(),
-            crd,
-            notes: vec![],
-        })
-        .collect();
+    // What a provider writes in its own unit tests: the typed CRDs through the library API.
+    let report = check(&crds());
+    assert!(report.passes(), "{report}");
     for opts in [
         CheckOptions::default(),
         CheckOptions {
@@ -27,24 +22,25 @@ fn own_crds_pass_the_contract_check() {
             ..CheckOptions::default()
         },
     ] {
+        let inputs: Vec<CrdInput> = crds().iter().map(CrdInput::from).collect();
         let report = check_crds(&inputs, &opts);
         let problems: Vec<_> = report
             .findings
             .iter()
             .filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn))
             .collect();
-        assert!(problems.is_empty(), "{problems:#?}");
+        assert!(problems.is_empty(), "{report}");
         assert!(
             report
                 .findings
                 .iter()
-                .any(|f| f.rule == "initialization-provisioned" && f.outcome == Outcome::Pass)
+                .any(|f| f.rule.id == "initialization-provisioned" && f.outcome == Outcome::Pass)
         );
         assert!(
             report
                 .findings
                 .iter()
-                .any(|f| f.rule == "ready" && f.outcome == Outcome::Pass),
+                .any(|f| f.rule.id == "ready" && f.outcome == Outcome::Pass),
             "v1alpha1 checked against the v1beta1 contract"
         );
     }
@@ -52,26 +48,26 @@ fn own_crds_pass_the_contract_check() {
 
 #[test]
 fn converts_through_the_generic_handler() {
-    let resolver = StaticResolver::new();
-    let converter = converter(&resolver);
+    let converter = converter(StaticResolver::new());
     let spoke = json!({"apiVersion": "infrastructure.foo.example.com/v1alpha1", "kind": "FooMachinePool", "metadata": {"name": "p", "namespace": "default"},
         "spec": {"providerIDList": ["foo://1"], "instanceType": "large"}, "status": {"ready": true, "replicas": 1}});
     let body = serde_json::to_vec(&json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
         "request": {"uid": "u", "desiredAPIVersion": "infrastructure.foo.example.com/v1beta1", "objects": [spoke.clone()]}})).unwrap();
-    let out: Value = serde_json::from_slice(&review::handle_json(&converter, &body)).unwrap();
+    let out: Value = serde_json::from_slice(&review::handle_bytes(&converter, &body).body).unwrap();
     let hub = &out["response"]["convertedObjects"][0];
     assert_eq!(hub["apiVersion"], "infrastructure.foo.example.com/v1beta1");
     assert_eq!(hub["status"]["initialization"]["provisioned"], true);
     let body = serde_json::to_vec(&json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
         "request": {"uid": "u", "desiredAPIVersion": "infrastructure.foo.example.com/v1alpha1", "objects": [hub]}})).unwrap();
-    let back: Value = serde_json::from_slice(&review::handle_json(&converter, &body)).unwrap();
+    let back: Value =
+        serde_json::from_slice(&review::handle_bytes(&converter, &body).body).unwrap();
     assert_eq!(back["response"]["convertedObjects"][0], spoke);
 }
 
 #[test]
 fn ready_is_a_summary_of_the_provider_conditions() {
     let now = Time(Timestamp::from_second(1_800_000_000).unwrap());
-    let mut pool = v1beta1::FooMachinePool::default();
+    let mut pool = v1beta1::FooMachinePool::new("pool", Default::default());
     set(
         &mut pool,
         new_condition("ScalingGroupReady", "True", "Ready", ""),

@@ -1,59 +1,107 @@
 //! `capi-machinepool check`: InfraMachinePool contract conformance for provider CI.
-//!
-//! Exit 0 when no MUST rule fails, 1 when one does, 2 when an input cannot be read.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use capi_contract::load::{load_crds, read_documents};
-use capi_contract::object_check::check_object;
-use capi_contract::{CheckOptions, check_crds};
+use capi_contract::Contract;
+use capi_contract_check::{CheckOptions, Checker, CrdInput, render};
+use capi_manifests::Document;
 
-use crate::{Contract, Format};
+use crate::Format;
+use crate::output::{Failure, Output};
 
 pub struct Args {
     pub paths: Vec<PathBuf>,
-    pub contract: Contract,
+    pub only_contract: Option<Contract>,
     pub objects: Option<PathBuf>,
     pub format: Format,
     pub no_v1beta1_compat: bool,
     pub verbose: bool,
 }
 
-pub fn run(args: &Args) -> Result<ExitCode, String> {
-    let contract = match args.contract {
-        Contract::V1beta2 => "v1beta2",
-        Contract::V1beta1 => "v1beta1",
-    };
+/// Feeds one document to the checker: CRDs are checked, anything else is listed as skipped.
+fn add(checker: &mut Checker, doc: Document, crds: &mut usize) {
+    if doc.value["kind"] == "CustomResourceDefinition" {
+        *crds += 1;
+        checker.add_crd(&CrdInput::from(doc));
+    } else {
+        let kind = doc.value["kind"].as_str().unwrap_or("<no kind>");
+        let reason = format!(
+            "{}: {} is not a CustomResourceDefinition",
+            doc.source,
+            capi_machinepool_api::excerpt::excerpt(kind)
+        );
+        checker.skip(reason);
+    }
+}
+
+fn read(checker: &mut Checker, path: &Path, crds: &mut usize) -> Result<(), Failure> {
+    let is_dir = path != Path::new("-") && std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+    if is_dir {
+        let loaded = capi_manifests::load::load(&[path.to_path_buf()], crate::input::limits())
+            .map_err(|e| crate::input::message(&e))?;
+        checker.add_notes(&loaded.notes);
+        for doc in loaded.documents {
+            add(checker, doc, crds);
+        }
+        return Ok(());
+    }
+    crate::input::for_each_document(path, |item| {
+        if let Some(value) = item.value.filter(|v| !v.is_null()) {
+            add(checker, Document::new(item.raw.source, value), crds);
+        }
+        Ok(())
+    })
+}
+
+pub fn run(args: &Args) -> Result<ExitCode, Failure> {
+    if args.paths.is_empty() {
+        return Err("no input: give CRD files, directories or `-` (see --help)"
+            .to_owned()
+            .into());
+    }
     let opts = CheckOptions {
-        contract: contract.to_owned(),
+        only_contract: args.only_contract,
         v1beta1_compat: !args.no_v1beta1_compat,
     };
-    let (crds, _) =
-        load_crds(&args.paths).map_err(|e| capi_machinepool_conversion::error_chain(&e))?;
-    if crds.is_empty() {
+    let mut checker = Checker::new(opts);
+    let mut crds = 0;
+    for path in &args.paths {
+        read(&mut checker, path, &mut crds)?;
+    }
+    if crds == 0 {
         return Err(format!(
-            "no CustomResourceDefinition found in {:?}",
+            "no CustomResourceDefinition found in {}",
             args.paths
-        ));
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+        .into());
     }
-    let mut report = check_crds(&crds, &opts);
     if let Some(objects) = &args.objects {
-        for doc in
-            read_documents(objects).map_err(|e| capi_machinepool_conversion::error_chain(&e))?
-        {
-            check_object(&doc, contract, &mut report);
-        }
+        crate::input::for_each_document(objects, |item| {
+            if let Some(value) = item.value.filter(|v| !v.is_null()) {
+                checker.add_object(&value, Some(&item.raw.source));
+            }
+            Ok(())
+        })?;
     }
-    let out = match args.format {
-        Format::Text => crate::report::text::render(&report, args.verbose),
-        Format::Json => crate::report::json::render(&report),
-        Format::Junit => crate::report::junit::render(&report),
-    };
-    print!("{out}");
-    Ok(if report.has_failures() {
-        ExitCode::from(1)
-    } else {
+    let report = checker.finish();
+    let code = if report.passes() {
         ExitCode::SUCCESS
-    })
+    } else {
+        ExitCode::from(1)
+    };
+    let text = match args.format {
+        Format::Text => render::text(&report, args.verbose),
+        Format::Json => render::json(&report),
+        Format::Junit => render::junit(&report),
+        Format::Github => render::github(&report),
+    };
+    let mut out = Output::stdout();
+    out.write(text.as_bytes(), code)?;
+    out.flush(code)?;
+    Ok(code)
 }

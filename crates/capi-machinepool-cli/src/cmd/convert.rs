@@ -1,4 +1,5 @@
-//! `capi-machinepool convert`: rewrite every MachinePool of a YAML stream to one version.
+//! `capi-machinepool convert`: rewrite every MachinePool of a YAML stream to one version, one
+//! document at a time; other documents (and comment-only pieces) pass through byte for byte.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -7,49 +8,58 @@ use capi_machinepool_api::constants::{API_VERSION_V1BETA1, API_VERSION_V1BETA2, 
 use capi_machinepool_conversion::{ObjectConverter, error_chain, machine_pool_converter};
 
 use crate::Version;
-use crate::documents::{read_input, split};
+use crate::output::{Failure, Output};
 
 fn is_machine_pool(value: &serde_json::Value) -> bool {
     value["kind"] == KIND
         && value["apiVersion"]
             .as_str()
-            .is_some_and(|a| a.starts_with(&format!("{GROUP}/")))
+            .is_some_and(|a| a.strip_prefix(GROUP).is_some_and(|v| v.starts_with('/')))
 }
 
-pub fn run(to: Version, crds: &[PathBuf], map: &[String], file: &Path) -> Result<ExitCode, String> {
-    let name = file.display().to_string();
-    let text = read_input(file)?;
-    let docs = split(&name, &text)?;
-    let resolver = super::resolver::build(crds, map)?;
-    let converter = machine_pool_converter(&resolver);
+pub fn run(
+    to: Version,
+    crds: &[PathBuf],
+    map: &[String],
+    file: &Path,
+) -> Result<ExitCode, Failure> {
+    let converter = machine_pool_converter(super::resolver(crds, map)?);
     let target = match to {
         Version::V1beta1 => API_VERSION_V1BETA1,
         Version::V1beta2 => API_VERSION_V1BETA2,
     };
-    let mut out = String::new();
-    for (index, doc) in docs.into_iter().enumerate() {
-        out.push_str("---\n");
+    let ok = ExitCode::SUCCESS;
+    let mut out = Output::stdout();
+    crate::input::for_each_document(file, |doc| {
+        if doc.raw.empty {
+            // Comments and blank lines between documents stay where they were.
+            out.write(doc.raw.text.as_bytes(), ok)?;
+            return Ok(());
+        }
+        out.write(b"---\n", ok)?;
         match doc.value {
             // Already at the target version: untouched, like every other document.
             Some(value) if is_machine_pool(&value) && value["apiVersion"] != target => {
-                let converted = converter.convert(value, target).map_err(|e| {
+                let converted = converter.convert_value(&value, target).map_err(|e| {
                     format!(
-                        "{name}#{index}: cannot convert to {target}: {}",
+                        "{}: cannot convert to {target}: {}",
+                        doc.raw.source,
                         error_chain(&e)
                     )
                 })?;
                 let yaml = serde_saphyr::to_string(&converted)
-                    .map_err(|e| format!("{name}#{index}: {e}"))?;
-                out.push_str(&yaml);
+                    .map_err(|e| format!("{}: {e}", doc.raw.source))?;
+                out.write(yaml.as_bytes(), ok)?;
             }
             _ => {
-                out.push_str(&doc.text);
-                if !doc.text.ends_with('\n') {
-                    out.push('\n');
+                out.write(doc.raw.text.as_bytes(), ok)?;
+                if !doc.raw.text.ends_with('\n') {
+                    out.write(b"\n", ok)?;
                 }
             }
         }
-    }
-    print!("{out}");
-    Ok(ExitCode::SUCCESS)
+        Ok(())
+    })?;
+    out.flush(ok)?;
+    Ok(ok)
 }

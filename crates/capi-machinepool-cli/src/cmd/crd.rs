@@ -2,9 +2,13 @@
 
 use std::process::ExitCode;
 
-pub fn run() -> Result<ExitCode, String> {
+use crate::output::{Failure, Output};
+
+pub fn run() -> Result<ExitCode, Failure> {
     let crd = capi_machinepool_api::machine_pool_crd_value();
     let yaml = serde_saphyr::to_string(&crd).map_err(|e| format!("cannot render the CRD: {e}"))?;
-    print!("---\n{yaml}");
+    let mut out = Output::stdout();
+    out.write(format!("---\n{yaml}").as_bytes(), ExitCode::SUCCESS)?;
+    out.flush(ExitCode::SUCCESS)?;
     Ok(ExitCode::SUCCESS)
 }
