@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::crd::{Names, check_crd};
 use crate::input::{CheckOptions, CrdInput, Role, classify};
-use crate::report::{Report, Subject, Target};
+use crate::report::{Report, SourceRef, Subject, Target};
 use crate::rules;
 
 /// Checks CRDs and objects as they come; [`Checker::finish`] adds what needs all CRDs (the
@@ -95,7 +95,11 @@ impl Checker {
                 Target::Kustomization {
                     file: note.file.clone(),
                 },
-                None,
+                Some(SourceRef {
+                    file: note.file.clone(),
+                    document: 0,
+                    line: 1,
+                }),
             ));
             let fix = if note.may_change_resources {
                 "pipe the rendered manifests instead: `kustomize build DIR | capi-machinepool check -`"

@@ -74,7 +74,11 @@ pub struct StatusVersion {
     #[schemars(length(min = 1, max = 256))]
     pub version: String,
     /// Number of replicas on that version.
-    #[serde(default, skip_serializing_if = "crate::omit::is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::omit::is_zero",
+        deserialize_with = "crate::wire::int::i32"
+    )]
     #[schemars(range(min = 1))]
     pub replicas: i32,
 }

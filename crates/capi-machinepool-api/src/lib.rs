@@ -38,6 +38,7 @@ mod phase;
 mod resource;
 pub mod schema;
 pub mod skew;
+pub mod ssa;
 #[cfg(feature = "proptest")]
 pub mod strategies;
 pub mod v1beta1;

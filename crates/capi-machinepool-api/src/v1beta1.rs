@@ -40,13 +40,21 @@ pub struct MachinePoolSpec {
     #[schemars(length(min = 1, max = 63))]
     pub cluster_name: String,
     /// Number of desired machines.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     pub replicas: Option<i32>,
     /// Template of the machines (always emitted).
     #[serde(default)]
     pub template: MachineTemplateSpec,
     /// Seconds a new machine must be ready before it is considered available.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     pub min_ready_seconds: Option<i32>,
     /// Provider IDs of the machine instances.
     #[serde(
@@ -157,16 +165,28 @@ pub struct MachinePoolStatus {
     #[schemars(schema_with = "node_refs_schema")]
     pub node_refs: Option<Vec<ObjectReference>>,
     /// Observed replicas (always emitted).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::wire::int::i32")]
     pub replicas: i32,
     /// Replicas whose Node is Ready (legacy semantic).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "crate::wire::int::i32"
+    )]
     pub ready_replicas: i32,
     /// Available replicas (legacy semantic).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "crate::wire::int::i32"
+    )]
     pub available_replicas: i32,
     /// Unavailable replicas (deprecated).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "crate::wire::int::i32"
+    )]
     pub unavailable_replicas: i32,
     /// Terminal failure reason (deprecated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -186,7 +206,11 @@ pub struct MachinePoolStatus {
     #[serde(default)]
     pub infrastructure_ready: bool,
     /// Latest generation observed.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "crate::wire::int::i64"
+    )]
     pub observed_generation: i64,
     /// Legacy conditions.
     #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
@@ -223,13 +247,25 @@ pub struct MachinePoolV1Beta2Status {
     #[schemars(schema_with = "metav1_conditions_schema")]
     pub conditions: Option<Vec<MetaCondition>>,
     /// Machines with Ready=True.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     pub ready_replicas: Option<i32>,
     /// Machines with Available=True.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     pub available_replicas: Option<i32>,
     /// Machines with UpToDate=True.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     pub up_to_date_replicas: Option<i32>,
 }
 

@@ -54,7 +54,11 @@ pub struct MachinePoolSpec {
     #[schemars(length(min = 1, max = 63))]
     pub cluster_name: String,
     /// Number of desired machines (defaulted by the webhook).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     pub replicas: Option<i32>,
     /// Template of the machines of the pool.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -120,7 +124,11 @@ pub struct MachineSpec {
     #[schemars(length(min = 1, max = 256))]
     pub failure_domain: String,
     /// Seconds a new machine must be ready before it is considered available.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     #[schemars(range(min = 0))]
     pub min_ready_seconds: Option<i32>,
     /// Extra conditions that must hold for a Machine to be Ready.
@@ -185,15 +193,27 @@ impl ContractVersionedObjectReference {
 #[serde(rename_all = "camelCase")]
 pub struct MachineDeletionSpec {
     /// Seconds to drain a Node (0 = no limit).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     #[schemars(range(min = 0))]
     pub node_drain_timeout_seconds: Option<i32>,
     /// Seconds to wait for volumes to detach (0 = no limit).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     #[schemars(range(min = 0))]
     pub node_volume_detach_timeout_seconds: Option<i32>,
     /// Seconds to retry deleting a Node (0 = forever; the webhook defaults 10).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     #[schemars(range(min = 0))]
     pub node_deletion_timeout_seconds: Option<i32>,
 }
@@ -225,16 +245,32 @@ pub struct MachinePoolStatus {
     #[schemars(schema_with = "node_refs_schema_atomic")]
     pub node_refs: Option<Vec<ObjectReference>>,
     /// Most recently observed number of replicas.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     pub replicas: Option<i32>,
     /// Machines with Ready=True.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     pub ready_replicas: Option<i32>,
     /// Machines with Available=True.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     pub available_replicas: Option<i32>,
     /// Machines with UpToDate=True.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::int::opt_i32"
+    )]
     pub up_to_date_replicas: Option<i32>,
     /// Kubernetes versions of the replicas.
     #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
@@ -246,7 +282,11 @@ pub struct MachinePoolStatus {
     #[schemars(schema_with = "phase_schema")]
     pub phase: String,
     /// Latest generation observed by the controller.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "crate::wire::int::i64"
+    )]
     #[schemars(range(min = 1))]
     pub observed_generation: i64,
     /// Fields kept only for the deprecated v1beta1 API.
@@ -303,13 +343,25 @@ pub struct MachinePoolV1Beta1DeprecatedStatus {
     #[schemars(length(min = 1, max = 10240))]
     pub failure_message: Option<String>,
     /// Legacy ready replicas (Node Ready).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "crate::wire::int::i32"
+    )]
     pub ready_replicas: i32,
     /// Legacy available replicas.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "crate::wire::int::i32"
+    )]
     pub available_replicas: i32,
     /// Legacy unavailable replicas.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "crate::wire::int::i32"
+    )]
     pub unavailable_replicas: i32,
 }
 

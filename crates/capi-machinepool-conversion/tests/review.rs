@@ -197,3 +197,21 @@ fn duplicate_keys_in_an_object_are_rejected() {
         "{message}"
     );
 }
+
+#[test]
+fn minus_zero_is_an_integer_as_in_go() {
+    let mut v1 = yaml("conversion/v1beta1-every-field.yaml");
+    v1["spec"]["replicas"] = json!(0);
+    let text = serde_json::to_string(&review_of("cluster.x-k8s.io/v1beta2", vec![v1]))
+        .unwrap()
+        .replace("\"replicas\":0,", "\"replicas\":-0,");
+    assert!(text.contains("\"replicas\":-0"));
+    let converter = machine_pool_converter(resolver());
+    let out: Value =
+        serde_json::from_slice(&review::handle_bytes(&converter, text.as_bytes()).body).unwrap();
+    assert_eq!(out["response"]["result"]["status"], "Success", "{out}");
+    assert_eq!(
+        out["response"]["convertedObjects"][0]["spec"]["replicas"],
+        0
+    );
+}

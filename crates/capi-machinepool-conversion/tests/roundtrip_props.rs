@@ -91,7 +91,7 @@ fn drop_conversion_data(meta: &mut kube_core::ObjectMeta) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(capi_test_support::proptest_cases(1000)))]
 
     #[test]
     fn spoke_hub_spoke(mp in v1beta1_pool(), pick in 0usize..4) {
@@ -124,5 +124,27 @@ proptest! {
         let spoke = converter.convert_value(&original.clone(), "cluster.x-k8s.io/v1beta1").unwrap();
         let back = converter.convert_value(&spoke, "cluster.x-k8s.io/v1beta2").unwrap();
         prop_assert_eq!(back, original);
+    }
+}
+
+fn unchanged_at_its_own_version(object: &str, version: &str) -> Result<(), TestCaseError> {
+    use capi_machinepool_conversion::{ObjectConverter, machine_pool_converter};
+    let converter = machine_pool_converter(resolver());
+    let raw = serde_json::value::RawValue::from_string(object.to_owned()).unwrap();
+    let out = converter.convert(&raw, version).unwrap();
+    prop_assert_eq!(out.get(), object);
+    Ok(())
+}
+
+proptest! {
+    /// An object already at the desired version comes back as it was sent, byte for byte.
+    #[test]
+    fn hubs_already_at_the_target_version_are_unchanged(hub in v1beta2_pool()) {
+        unchanged_at_its_own_version(&capi_machinepool_api::wire::to_string(&hub).unwrap(), "cluster.x-k8s.io/v1beta2")?;
+    }
+
+    #[test]
+    fn spokes_already_at_the_target_version_are_unchanged(spoke in v1beta1_pool()) {
+        unchanged_at_its_own_version(&capi_machinepool_api::wire::to_string(&spoke).unwrap(), "cluster.x-k8s.io/v1beta1")?;
     }
 }

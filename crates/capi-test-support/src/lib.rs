@@ -78,3 +78,13 @@ pub fn corpus_machine_pools() -> Vec<Value> {
     assert_eq!(pools.len(), 2, "corpus MachinePools");
     pools
 }
+
+/// The number of cases for a property test: `PROPTEST_CASES` when set (e.g. 20000 for a long
+/// run), else `default`.
+#[must_use]
+pub fn proptest_cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

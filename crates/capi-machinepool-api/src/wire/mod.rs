@@ -20,6 +20,7 @@
 //! ```
 
 pub(crate) mod condition;
+pub(crate) mod int;
 pub(crate) mod meta;
 pub(crate) mod reference;
 pub mod time;
