@@ -6,7 +6,9 @@
 # Needs wrk (Debian: apt-get install wrk), openssl and python3. Starts the release build of the
 # webhook on 127.0.0.1:19443 with a throw-away self-signed certificate, posts a ConversionReview
 # of 100 v1beta1 MachinePools (desired v1beta2) for DURATION_SECONDS (default 20) with 2 threads
-# and 16 connections, prints requests/s and the latency distribution, and stops the server.
+# and 16 connections, prints requests/s and the latency distribution and the server's peak
+# memory (VmHWM); then repeats the load while 100 slow clients each trickle a 3 MB body (the
+# slow-body attack the limits are sized for) and prints the peak memory again.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -54,3 +56,33 @@ for _ in $(seq 50); do
 done
 echo "body: $(wc -c < "$work/review.json") bytes, 100 MachinePools per request"
 wrk -t2 -c16 -d"${duration}s" --latency -s "$work/post.lua" https://127.0.0.1:19443/convert
+echo "server peak RSS after the load: $(grep VmHWM /proc/$pid/status)"
+
+# The slow-body attack: 100 TLS connections each announcing a 3 MB body and sending it in
+# 64 KB pieces, one piece a second, while the normal load runs again.
+python3 - "$duration" > "$work/attack.log" 2>&1 <<'PY' &
+import socket, ssl, sys, threading, time
+duration = float(sys.argv[1]) + 5
+ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+closed = []
+def slow():
+    try:
+        s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", 19443)), server_hostname="localhost")
+        size = 3 * 1024 * 1024
+        s.sendall(f"POST /convert HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {size}\r\n\r\n".encode())
+        end = time.time() + duration
+        while time.time() < end:
+            s.sendall(b" " * 65536)
+            time.sleep(1)
+    except Exception:
+        closed.append(1)
+threads = [threading.Thread(target=slow) for _ in range(100)]
+[t.start() for t in threads]; [t.join() for t in threads]
+print(f"slow clients closed by the server: {len(closed)} of 100")
+PY
+attack=$!
+sleep 2
+wrk -t2 -c16 -d"${duration}s" --latency -s "$work/post.lua" https://127.0.0.1:19443/convert
+echo "server peak RSS with 100 slow clients: $(grep VmHWM /proc/$pid/status)"
+wait "$attack" || true
+cat "$work/attack.log"

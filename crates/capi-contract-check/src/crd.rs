@@ -243,16 +243,28 @@ fn check_labels(
                 }
                 continue;
             };
+            // A label for a contract outside `only_contract` is reported, never failed: the
+            // user asked about another contract.
+            let in_scope = checked.contains(&c);
             let Some(is_served) = found else {
-                report
-                    .check(&rules::CONTRACT_LABEL_VERSIONS, subject, c, path.clone())
-                    .fail(
-                        format!(
-                            "label maps contract {label_contract} to {}, which does not exist in spec.versions (CRD versions: {versions_list:?})",
-                            excerpt(version)
-                        ),
-                        format!("point cluster.x-k8s.io/{label_contract} at versions of the CRD (kustomization `labels`), or remove it"),
-                    );
+                let message = format!(
+                    "label maps contract {label_contract} to {}, which does not exist in spec.versions (CRD versions: {versions_list:?}){}",
+                    excerpt(version),
+                    if in_scope {
+                        ""
+                    } else {
+                        "; not failed: outside --only-contract"
+                    }
+                );
+                let fix = format!(
+                    "point cluster.x-k8s.io/{label_contract} at versions of the CRD (kustomization `labels`), or remove it"
+                );
+                let check = report.check(&rules::CONTRACT_LABEL_VERSIONS, subject, c, path.clone());
+                if in_scope {
+                    check.fail(message, fix);
+                } else {
+                    check.info(message, fix);
+                }
                 continue;
             };
             report
@@ -261,7 +273,7 @@ fn check_labels(
             let check = report.check(&rules::CONTRACT_LABEL_SERVED, subject, c, path.clone());
             if is_served {
                 check.pass(format!("{version} is served"));
-                if checked.contains(&c) {
+                if in_scope {
                     mapped.push((c, version.clone()));
                 }
             } else if Some(version) == resolved {

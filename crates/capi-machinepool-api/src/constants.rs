@@ -50,3 +50,19 @@ pub const DEFAULT_NODE_DELETION_TIMEOUT_SECONDS: i32 = 10;
 
 /// The only failure reason constant upstream defines for MachinePools.
 pub const INVALID_CONFIGURATION_FAILURE: &str = "InvalidConfiguration";
+
+/// Whether a JSON object is a MachinePool of any `cluster.x-k8s.io` version (by `kind` and the
+/// group of `apiVersion`; the version itself is not checked).
+///
+/// ```
+/// use capi_machinepool_api::constants::is_machine_pool;
+/// assert!(is_machine_pool(&serde_json::json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool"})));
+/// assert!(!is_machine_pool(&serde_json::json!({"apiVersion": "cluster.x-k8s.io.evil/v1", "kind": "MachinePool"})));
+/// ```
+#[must_use]
+pub fn is_machine_pool(value: &serde_json::Value) -> bool {
+    value["kind"] == KIND
+        && value["apiVersion"]
+            .as_str()
+            .is_some_and(|a| a.strip_prefix(GROUP).is_some_and(|v| v.starts_with('/')))
+}

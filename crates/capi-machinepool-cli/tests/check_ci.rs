@@ -2,48 +2,19 @@
 //! `-f`, file locations in every format, closed pipes, contracts, hostile inputs.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::io::{Read, Write};
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use std::io::Read;
+use std::process::{Output, Stdio};
 
 use capi_test_support::fixture;
+use common::{bin, run, stdout as out, temp_file as temp};
 use serde_json::Value;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_capi-machinepool"))
-}
-
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(input) = stdin {
-        child.stdin.take().unwrap().write_all(input).unwrap();
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().unwrap()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 fn tree(name: &str) -> String {
     fixture(&format!("provider-trees/{name}/config/crd"))
         .display()
         .to_string()
-}
-
-fn temp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("capi-check-ci-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
 }
 
 fn summary(o: &Output) -> Value {
@@ -225,6 +196,30 @@ fn a_v1beta2_only_provider_is_not_failed_for_lacking_a_v1beta1_label() {
         .code(),
         Some(0)
     );
+}
+
+#[test]
+fn only_contract_does_not_fail_labels_of_other_contracts() {
+    // CAPI's DevMachinePool tree labels contract v1beta1 with a version the CRDs lack: a MUST
+    // failure for the contracts a current core reads, not when only v1beta2 is asked about.
+    let dir = fixture("provider-trees/capi-dev/config/crd");
+    let all = run(&["check", dir.to_str().unwrap()], None);
+    assert_eq!(all.status.code(), Some(1), "{}", out(&all));
+    let only = run(
+        &["check", "--only-contract", "v1beta2", dir.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(only.status.code(), Some(0), "{}", out(&only));
+    assert!(
+        out(&only).contains("not failed: outside --only-contract"),
+        "{}",
+        out(&only)
+    );
+    let v1beta1 = run(
+        &["check", "--only-contract", "v1beta1", dir.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(v1beta1.status.code(), Some(1), "{}", out(&v1beta1));
 }
 
 #[test]

@@ -1,10 +1,11 @@
 //! The `capi-machinepool` binary end to end, on the corpus and the shipped examples.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::path::PathBuf;
+
+use common::{run, stdout, temp_file};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -21,33 +22,6 @@ fn tree(name: &str) -> PathBuf {
         .join("tests/fixtures/provider-trees")
         .join(name)
         .join("config/crd")
-}
-
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_capi-machinepool"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(input) = stdin {
-        child.stdin.take().unwrap().write_all(input).unwrap();
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn temp_file(name: &str, content: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("capi-machinepool-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, content).unwrap();
-    path
 }
 
 #[test]

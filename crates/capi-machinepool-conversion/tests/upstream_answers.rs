@@ -12,6 +12,7 @@
 //! back the way upstream writes them, is upstream's answer byte for byte.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+use capi_test_support::{Numbers, first_difference};
 use std::path::PathBuf;
 
 use capi_machinepool_api::{v1beta1, v1beta2, wire};
@@ -191,28 +192,6 @@ fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conversion-upstream")
 }
 
-/// The first JSON path where two values differ.
-fn first_difference(path: &str, ours: &Value, theirs: &Value) -> Option<String> {
-    match (ours, theirs) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            keys.into_iter().find_map(|k| match (a.get(k), b.get(k)) {
-                (Some(x), Some(y)) => first_difference(&format!("{path}.{k}"), x, y),
-                (x, y) => Some(format!("{path}.{k}: ours {x:?}, upstream {y:?}")),
-            })
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
-            .iter()
-            .zip(b)
-            .enumerate()
-            .find_map(|(i, (x, y))| first_difference(&format!("{path}[{i}]"), x, y)),
-        _ if ours == theirs => None,
-        _ => Some(format!("{path}: ours {ours}, upstream {theirs}")),
-    }
-}
-
 /// Converts one object through a single-object ConversionReview; the object's bytes as the
 /// handler wrote them, or the failure message.
 fn convert(resolver: &StaticResolver, object: &str, desired: &str) -> Result<String, String> {
@@ -318,7 +297,7 @@ fn conversion_matches_upstream_answers() {
                     let extension = CLASS_6.contains(&(name.as_str(), direction.as_str()));
                     let (ours, bytes) = if extension {
                         class6 += 1;
-                        if first_difference("", &ours, ok).is_none() {
+                        if first_difference(&ours, ok, "upstream", Numbers::Exact).is_none() {
                             problems
                                 .push(format!("{label}: listed in CLASS_6 but equal to upstream"));
                         }
@@ -335,7 +314,7 @@ fn conversion_matches_upstream_answers() {
                             problems.push(format!("{label}: class 6, missing from CLASS_6"));
                         }
                     }
-                    if let Some(diff) = first_difference("", &ours, ok) {
+                    if let Some(diff) = first_difference(&ours, ok, "upstream", Numbers::Exact) {
                         problems.push(format!("{label}: value differs at {diff}"));
                     } else if bytes != expected["ok_bytes"].as_str().unwrap() {
                         let theirs = expected["ok_bytes"].as_str().unwrap();
@@ -364,5 +343,36 @@ fn conversion_matches_upstream_answers() {
         "{} differences:\n{}",
         problems.len(),
         problems.join("\n")
+    );
+}
+
+/// `docs/conversion.md` lists by name every pair where the extension applies, and no other.
+#[test]
+fn the_docs_list_the_extension_pairs() {
+    let doc =
+        std::fs::read_to_string(capi_test_support::workspace_root().join("docs/conversion.md"))
+            .unwrap();
+    let appendix = &doc[doc.find("## Appendix").unwrap()..];
+    let mut listed = Vec::new();
+    for line in appendix.lines() {
+        let Some(rest) = line.strip_prefix('`') else {
+            continue;
+        };
+        let Some((direction, files)) = rest.split_once("` (") else {
+            continue;
+        };
+        for file in files.split('`').skip(1).step_by(2) {
+            listed.push((file.to_owned(), direction.to_owned()));
+        }
+    }
+    let mut expected: Vec<(String, String)> = CLASS_6
+        .iter()
+        .map(|(f, d)| ((*f).to_owned(), (*d).to_owned()))
+        .collect();
+    expected.sort();
+    listed.sort();
+    assert_eq!(
+        listed, expected,
+        "docs/conversion.md's appendix and CLASS_6 differ"
     );
 }

@@ -9,6 +9,7 @@
 //! nothing but comments and blank lines are kept too, marked empty, so that a rewrite can put
 //! them back where they were.
 
+use std::collections::VecDeque;
 use std::io::BufRead;
 use std::sync::Arc;
 
@@ -54,6 +55,26 @@ fn marker(line: &str) -> Marker<'_> {
     Marker::None
 }
 
+/// Splits a chunk read up to `\n` at every `\r` not followed by `\n` (each piece keeps its
+/// own line ending).
+fn split_lone_cr(chunk: String) -> VecDeque<String> {
+    let bytes = chunk.as_bytes();
+    let breaks: Vec<usize> = (0..bytes.len())
+        .filter(|&i| bytes[i] == b'\r' && i + 1 < bytes.len() && bytes[i + 1] != b'\n')
+        .collect();
+    if breaks.is_empty() {
+        return VecDeque::from([chunk]);
+    }
+    let mut out = VecDeque::with_capacity(breaks.len() + 1);
+    let mut start = 0;
+    for i in breaks {
+        out.push_back(chunk[start..=i].to_string());
+        start = i + 1;
+    }
+    out.push_back(chunk[start..].to_string());
+    out
+}
+
 /// True when a line holds content (not blank, not a comment).
 fn is_content(line: &str) -> bool {
     let trimmed = line.trim_start_matches([' ', '\t']);
@@ -81,6 +102,8 @@ pub struct Documents<R> {
     first: bool,
     done: bool,
     buffer: Vec<u8>,
+    /// Lines already read: a chunk up to `\n` that held lone `\r` line breaks.
+    pending: VecDeque<String>,
     current: Piece,
 }
 
@@ -103,6 +126,7 @@ impl<R: BufRead> Documents<R> {
             first: true,
             done: false,
             buffer: Vec::new(),
+            pending: VecDeque::new(),
             current: Piece {
                 start_line: 1,
                 ..Piece::default()
@@ -144,13 +168,21 @@ impl<R: BufRead> Documents<R> {
                 limit: self.limits.max_document_bytes,
             });
         }
-        self.current.content |= is_content(text);
+        // A `%` line before any content is a directive (`%YAML 1.2`, `%TAG`): part of the
+        // next document's header, not content.
+        let directive = !self.current.content && text.starts_with('%');
+        self.current.content |= is_content(text) && !directive;
         self.current.text.push_str(text);
         Ok(())
     }
 
-    /// Reads the next line; `None` at the end of the stream.
+    /// Reads the next line; `None` at the end of the stream. Lines end at `\n`, `\r\n` or a
+    /// lone `\r`, as YAML's line breaks do.
     fn read_line(&mut self) -> Result<Option<String>, ManifestError> {
+        if let Some(line) = self.pending.pop_front() {
+            self.line += 1;
+            return Ok(Some(line));
+        }
         self.buffer.clear();
         let limit = self.limits.max_document_bytes as u64 + 1;
         let reader: &mut R = &mut self.reader;
@@ -172,7 +204,12 @@ impl<R: BufRead> Documents<R> {
             }
         }
         match String::from_utf8(bytes) {
-            Ok(line) => Ok(Some(line)),
+            Ok(line) => {
+                let mut lines = split_lone_cr(line);
+                let first = lines.pop_front();
+                self.pending = lines;
+                Ok(first)
+            }
             Err(_) => Err(ManifestError::Utf8 {
                 path: self.file.to_string(),
                 line: self.line,
@@ -192,7 +229,16 @@ impl<R: BufRead> Documents<R> {
                     if !rest.is_empty() {
                         // Keep the line's own ending (`\n`, `\r\n` or none at the end).
                         let ending = &line[line.trim_end_matches(['\n', '\r']).len()..];
-                        let first = format!("{rest}{ending}");
+                        // Content that would itself be a marker at the start of a line
+                        // (`--- ---`) keeps its column, as the parser sees it.
+                        let first = if marker(rest) == Marker::None {
+                            format!("{rest}{ending}")
+                        } else {
+                            let after = &line[3..];
+                            let column =
+                                3 + after.len() - after.trim_start_matches([' ', '\t']).len();
+                            format!("{}{rest}{ending}", " ".repeat(column))
+                        };
                         self.push(&first)?;
                     }
                     if finished.is_some() {
@@ -256,6 +302,41 @@ mod tests {
             .into_iter()
             .map(|d| (d.text, d.empty, d.source.document, d.source.line))
             .collect()
+    }
+
+    #[test]
+    fn directives_belong_to_the_header_not_to_a_document() {
+        // Found by the split_documents fuzz target: a directive after `...` starts no document.
+        assert_eq!(
+            docs("a: 1\n...\n%YAML 1.2\n---\nb: 2\n"),
+            vec![
+                ("a: 1\n".into(), false, 0, 1),
+                ("%YAML 1.2\n".into(), true, 1, 3),
+                ("b: 2\n".into(), false, 1, 5),
+            ]
+        );
+    }
+
+    #[test]
+    fn content_on_the_marker_line_that_looks_like_a_marker_keeps_its_column() {
+        // Found by the split_documents fuzz target: `--- ---` starts a document whose content
+        // begins with the plain scalar `---`, not two documents.
+        let pieces = split_str("---\t---\n- x\n", "t", Limits::default()).unwrap();
+        assert_eq!(pieces.len(), 1);
+        assert_eq!(pieces[0].text, "    ---\n- x\n");
+    }
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line() {
+        // Found by the split_documents fuzz target: YAML reads `--\r--- ` as two lines, the
+        // second a document marker.
+        assert_eq!(
+            docs("a:1-\r\n--\r---  \nb: 2\rc: 3"),
+            vec![
+                ("a:1-\r\n--\r".into(), false, 0, 1),
+                ("b: 2\rc: 3".into(), false, 1, 4),
+            ]
+        );
     }
 
     #[test]

@@ -114,3 +114,29 @@ fn kustomization_resources_may_not_leave_the_tree() {
     let err = load(&[dir], Limits::default()).unwrap_err();
     assert!(matches!(err, ManifestError::OutsideTree { .. }), "{err}");
 }
+
+/// Found by the `load_tree` fuzz target: labels applied to a resource document that is not an
+/// object (a bare string) panicked; it is left alone now, and other resources get the labels.
+#[test]
+fn labels_skip_resources_that_are_not_objects() {
+    let dir = std::env::temp_dir().join(format!("capi-hostile-scalar-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("kustomization.yaml"),
+        "resources: [a.yaml]\ncommonLabels: {a: b}\ncommonAnnotations: {c: d}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("a.yaml"),
+        "just a string\n---\nkind: ConfigMap\nmetadata: {name: x, labels: null}\n---\nkind: ConfigMap\nmetadata: text\n",
+    )
+    .unwrap();
+    let loaded = load(std::slice::from_ref(&dir), Limits::default()).unwrap();
+    let values: Vec<&serde_json::Value> = loaded.documents.iter().map(|d| &d.value).collect();
+    assert_eq!(values[0], "just a string");
+    assert_eq!(values[1]["metadata"]["labels"]["a"], "b");
+    assert_eq!(values[1]["metadata"]["annotations"]["c"], "d");
+    assert_eq!(values[2]["metadata"], "text");
+    let _ = std::fs::remove_dir_all(&dir);
+}

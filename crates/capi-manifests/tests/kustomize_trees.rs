@@ -3,6 +3,7 @@
 //! resources, equal value for value.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+use capi_test_support::{Numbers, first_difference};
 use std::collections::BTreeMap;
 
 use capi_manifests::{Limits, load::load};
@@ -17,29 +18,6 @@ fn key(v: &Value) -> (String, String) {
             .unwrap_or_default()
             .to_owned(),
     )
-}
-
-fn first_difference(path: &str, ours: &Value, theirs: &Value) -> Option<String> {
-    match (ours, theirs) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            keys.into_iter().find_map(|k| match (a.get(k), b.get(k)) {
-                (Some(x), Some(y)) => first_difference(&format!("{path}.{k}"), x, y),
-                (x, y) => Some(format!("{path}.{k}: ours {x:?}, kustomize {y:?}")),
-            })
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
-            .iter()
-            .zip(b)
-            .enumerate()
-            .find_map(|(i, (x, y))| first_difference(&format!("{path}[{i}]"), x, y)),
-        // kustomize prints some numbers as floats and some as ints: compare as numbers.
-        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
-        _ if ours == theirs => None,
-        _ => Some(format!("{path}: ours {ours}, kustomize {theirs}")),
-    }
 }
 
 #[test]
@@ -62,7 +40,7 @@ fn trees_render_like_kubectl_kustomize() {
             let got = ours
                 .get(&k)
                 .unwrap_or_else(|| panic!("{tree}: {k:?} not rendered"));
-            if let Some(diff) = first_difference("", got, expected) {
+            if let Some(diff) = first_difference(got, expected, "kustomize", Numbers::ByValue) {
                 panic!("{tree}: {k:?} differs at {diff}");
             }
         }

@@ -66,46 +66,48 @@ fn sep() -> impl Strategy<Value = Sep> {
 fn stream() -> impl Strategy<Value = (String, usize)> {
     (
         any::<bool>(),
-        any::<bool>(),
+        prop_oneof![Just("\n"), Just("\r\n"), Just("\r")],
         any::<bool>(),
         any::<bool>(),
         body(),
         proptest::collection::vec((sep(), body(), any::<bool>()), 0..6),
     )
-        .prop_map(|(bom, crlf, final_newline, leading_comment, first, rest)| {
-            let mut text = String::new();
-            if bom {
-                text.push('\u{feff}');
-            }
-            if leading_comment {
-                text.push_str("# a licence header\n");
-            }
-            text.push_str(&first);
-            for (sep, body, comment_only_piece) in &rest {
-                if *comment_only_piece {
-                    text.push_str("---\n# only a comment\n");
+        .prop_map(
+            |(bom, line_end, final_newline, leading_comment, first, rest)| {
+                let mut text = String::new();
+                if bom {
+                    text.push('\u{feff}');
                 }
-                // On the marker line, YAML allows flow content only (`--- {a: 1}`), not a
-                // block mapping.
-                let flow = body.starts_with('{');
-                match sep {
-                    Sep::Inline if !flow => text.push_str("---\n"),
-                    Sep::Dashes => text.push_str("---\n"),
-                    Sep::DashesWithComment => text.push_str("--- # next\n"),
-                    Sep::Inline => text.push_str("--- "),
-                    Sep::End => text.push_str("...\n"),
-                    Sep::EndThenDashes => text.push_str("...\n---\n"),
+                if leading_comment {
+                    text.push_str("# a licence header\n");
                 }
-                text.push_str(body);
-            }
-            if !final_newline {
-                text.pop();
-            }
-            if crlf {
-                text = text.replace('\n', "\r\n");
-            }
-            (text, rest.len() + 1)
-        })
+                text.push_str(&first);
+                for (sep, body, comment_only_piece) in &rest {
+                    if *comment_only_piece {
+                        text.push_str("---\n# only a comment\n");
+                    }
+                    // On the marker line, YAML allows flow content only (`--- {a: 1}`), not a
+                    // block mapping.
+                    let flow = body.starts_with('{');
+                    match sep {
+                        Sep::Inline if !flow => text.push_str("---\n"),
+                        Sep::Dashes => text.push_str("---\n"),
+                        Sep::DashesWithComment => text.push_str("--- # next\n"),
+                        Sep::Inline => text.push_str("--- "),
+                        Sep::End => text.push_str("...\n"),
+                        Sep::EndThenDashes => text.push_str("...\n---\n"),
+                    }
+                    text.push_str(body);
+                }
+                if !final_newline {
+                    text.pop();
+                }
+                if line_end != "\n" {
+                    text = text.replace('\n', line_end);
+                }
+                (text, rest.len() + 1)
+            },
+        )
 }
 
 proptest! {

@@ -88,3 +88,55 @@ pub fn proptest_cases(default: u32) -> u32 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
 }
+
+/// How [`first_difference`] compares numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numbers {
+    /// `1` and `1.0` differ (byte-level comparisons of Go output).
+    Exact,
+    /// Equal as `f64` (tools such as kustomize print some integers as floats).
+    ByValue,
+}
+
+/// The first JSON path where `ours` and `theirs` differ, with both values, `theirs` named
+/// `name` in the message; `None` when equal.
+#[must_use]
+pub fn first_difference(
+    ours: &Value,
+    theirs: &Value,
+    name: &str,
+    numbers: Numbers,
+) -> Option<String> {
+    fn walk(
+        path: &str,
+        ours: &Value,
+        theirs: &Value,
+        name: &str,
+        numbers: Numbers,
+    ) -> Option<String> {
+        match (ours, theirs) {
+            (Value::Object(a), Value::Object(b)) => {
+                let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                keys.into_iter().find_map(|k| match (a.get(k), b.get(k)) {
+                    (Some(x), Some(y)) => walk(&format!("{path}.{k}"), x, y, name, numbers),
+                    (x, y) => Some(format!("{path}.{k}: ours {x:?}, {name} {y:?}")),
+                })
+            }
+            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+                .iter()
+                .zip(b)
+                .enumerate()
+                .find_map(|(i, (x, y))| walk(&format!("{path}[{i}]"), x, y, name, numbers)),
+            (Value::Number(a), Value::Number(b))
+                if numbers == Numbers::ByValue && a.as_f64() == b.as_f64() =>
+            {
+                None
+            }
+            _ if ours == theirs => None,
+            _ => Some(format!("{path}: ours {ours}, {name} {theirs}")),
+        }
+    }
+    walk("", ours, theirs, name, numbers)
+}

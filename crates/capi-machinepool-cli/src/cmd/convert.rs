@@ -4,18 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use capi_machinepool_api::constants::{API_VERSION_V1BETA1, API_VERSION_V1BETA2, GROUP, KIND};
+use capi_machinepool_api::constants::{API_VERSION_V1BETA1, API_VERSION_V1BETA2, is_machine_pool};
 use capi_machinepool_conversion::{ObjectConverter, error_chain, machine_pool_converter};
 
 use crate::Version;
 use crate::output::{Failure, Output};
-
-fn is_machine_pool(value: &serde_json::Value) -> bool {
-    value["kind"] == KIND
-        && value["apiVersion"]
-            .as_str()
-            .is_some_and(|a| a.strip_prefix(GROUP).is_some_and(|v| v.starts_with('/')))
-}
 
 pub fn run(
     to: Version,

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use capi_machinepool_admission::rollout::{self, ControlPlanes};
 use capi_machinepool_admission::{Admission, Severity};
-use capi_machinepool_api::constants::{GROUP, KIND};
+use capi_machinepool_api::constants::is_machine_pool;
 use capi_machinepool_api::excerpt::excerpt;
 use capi_machinepool_api::skew;
 use capi_machinepool_api::v1beta2;
@@ -21,13 +21,6 @@ struct Pool {
     errors: Vec<String>,
     warnings: Vec<String>,
     admitted: Option<v1beta2::MachinePool>,
-}
-
-fn is_machine_pool(value: &serde_json::Value) -> bool {
-    value["kind"] == KIND
-        && value["apiVersion"]
-            .as_str()
-            .is_some_and(|a| a.strip_prefix(GROUP).is_some_and(|v| v.starts_with('/')))
 }
 
 pub fn run(file: &Path, control_plane_version: Option<&str>) -> Result<ExitCode, Failure> {

@@ -260,16 +260,7 @@ pub fn build(tree: &mut Tree, dir: &Path, depth: usize) -> Result<Build, Manifes
     let annotations = string_map(fields.get("commonAnnotations"));
     for doc in &mut resources {
         for (key, map) in [("labels", &labels), ("annotations", &annotations)] {
-            if map.is_empty() {
-                continue;
-            }
-            let meta = &mut doc.value["metadata"];
-            if !meta[key].is_object() {
-                meta[key] = Value::Object(serde_json::Map::new());
-            }
-            for (k, v) in map {
-                meta[key][k] = Value::String(v.clone());
-            }
+            add_to_metadata(&mut doc.value, key, map);
         }
     }
     for (index, entry) in list(fields, "patchesJson6902").enumerate() {
@@ -281,6 +272,35 @@ pub fn build(tree: &mut Tree, dir: &Path, depth: usize) -> Result<Build, Manifes
     }
     out.documents = resources;
     Ok(out)
+}
+
+/// Adds `map` to `metadata.<key>` of a resource (a missing or `null` map is created).
+/// Documents that are not objects, or whose `metadata` (or its `key`) is something else than
+/// an object, are left alone: kustomize rejects them, and reporting them is the rules' job.
+fn add_to_metadata(resource: &mut Value, key: &str, map: &[(String, String)]) {
+    fn object_at<'a>(
+        parent: &'a mut serde_json::Map<String, Value>,
+        key: &str,
+    ) -> Option<&'a mut serde_json::Map<String, Value>> {
+        let slot = parent.entry(key).or_insert(Value::Null);
+        if slot.is_null() {
+            *slot = Value::Object(serde_json::Map::new());
+        }
+        slot.as_object_mut()
+    }
+    if map.is_empty() {
+        return;
+    }
+    let Some(target) = resource
+        .as_object_mut()
+        .and_then(|object| object_at(object, "metadata"))
+        .and_then(|meta| object_at(meta, key))
+    else {
+        return;
+    };
+    for (k, v) in map {
+        target.insert(k.clone(), Value::String(v.clone()));
+    }
 }
 
 fn is_remote(name: &str) -> bool {
