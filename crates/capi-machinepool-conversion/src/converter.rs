@@ -59,10 +59,27 @@ impl<'a> TypeMetaRef<'a> {
     /// # Errors
     /// When the text is not a JSON object, or `apiVersion` / `kind` are not strings.
     pub fn read(object: &'a RawValue) -> Result<Self, ConversionError> {
-        serde_json::from_str(object.get()).map_err(|source| ConversionError::Decode {
-            api_version: "<unknown>".into(),
-            source,
-        })
+        let mut out = TypeMetaRef::default();
+        let mut deserializer = serde_json::Deserializer::from_str(object.get());
+        match serde::Deserializer::deserialize_map(&mut deserializer, probe::Probe(&mut out)) {
+            Ok(()) => {}
+            // Both fields found: the rest of the object is not scanned (the typed decode
+            // reads it once, next).
+            Err(e) if probe::is_done(&e) => return Ok(out),
+            Err(source) => {
+                return Err(ConversionError::Decode {
+                    api_version: "<unknown>".into(),
+                    source,
+                });
+            }
+        }
+        deserializer
+            .end()
+            .map_err(|source| ConversionError::Decode {
+                api_version: "<unknown>".into(),
+                source,
+            })?;
+        Ok(out)
     }
 
     /// The API group of `apiVersion` (`""` for the core group or when absent).
@@ -72,6 +89,77 @@ impl<'a> TypeMetaRef<'a> {
             .as_deref()
             .and_then(|v| v.rsplit_once('/'))
             .map_or("", |(g, _)| g)
+    }
+}
+
+/// Reading `apiVersion` and `kind` and stopping there.
+mod probe {
+    use std::borrow::Cow;
+    use std::fmt;
+
+    use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+
+    use super::TypeMetaRef;
+
+    /// The message of the error that ends the scan once both fields are read.
+    const DONE: &str = "\u{0}type meta read";
+
+    pub(super) fn is_done(e: &serde_json::Error) -> bool {
+        e.to_string().starts_with(DONE)
+    }
+
+    /// A string borrowed from the input when it has no escapes.
+    struct CowStr<'de>(Option<Cow<'de, str>>);
+
+    impl<'de> de::Deserialize<'de> for CowStr<'de> {
+        fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = CowStr<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a string or null")
+                }
+                fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                    Ok(CowStr(Some(Cow::Borrowed(v))))
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                    Ok(CowStr(Some(Cow::Owned(v.to_owned()))))
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                    Ok(CowStr(None))
+                }
+                fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                    Ok(CowStr(None))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    pub(super) struct Probe<'s, 'de>(pub(super) &'s mut TypeMetaRef<'de>);
+
+    impl<'de> Visitor<'de> for Probe<'_, 'de> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<CowStr<'de>>()? {
+                match key.0.as_deref() {
+                    Some("apiVersion") => self.0.api_version = map.next_value::<CowStr<'de>>()?.0,
+                    Some("kind") => self.0.kind = map.next_value::<CowStr<'de>>()?.0,
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                if self.0.api_version.is_some() && self.0.kind.is_some() {
+                    return Err(de::Error::custom(DONE));
+                }
+            }
+            Ok(())
+        }
     }
 }
 

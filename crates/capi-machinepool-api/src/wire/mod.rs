@@ -62,8 +62,13 @@ impl Formatter for GoFormatter {
         fragment: &str,
     ) -> io::Result<()> {
         let bytes = fragment.as_bytes();
+        // Most fragments hold nothing Go escapes beyond serde_json: one scan, one write.
+        let special = |b: &u8| matches!(b, b'<' | b'>' | b'&' | 0xE2);
+        let Some(first) = bytes.iter().position(special) else {
+            return writer.write_all(bytes);
+        };
         let mut start = 0;
-        let mut i = 0;
+        let mut i = first;
         while i < bytes.len() {
             match go_escape(bytes, i) {
                 Some((escape, len)) => {
