@@ -135,7 +135,11 @@ pub struct LegacyCondition {
     #[schemars(length(max = 32))]
     pub severity: String,
     /// Last time the condition changed status.
-    #[serde(default)]
+    #[serde(
+        default,
+        serialize_with = "crate::wire::time::serialize_option",
+        deserialize_with = "crate::wire::time::deserialize_option"
+    )]
     pub last_transition_time: Option<Time>,
     /// One-word CamelCase reason for the last transition.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -225,4 +229,34 @@ fn required_machine_readiness_gate(schema: &mut schemars::Schema) {
 }
 fn required_condition(schema: &mut schemars::Schema) {
     crate::schema::require(schema, &["lastTransitionTime", "status", "type"]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legacy_condition_times_print_as_go_does() {
+        let read = |json: &str| serde_json::from_str::<LegacyCondition>(json).unwrap();
+        let print = |c: &LegacyCondition| serde_json::to_string(c).unwrap();
+        // Go decodes its zero time and prints it back as `null`, like an absent time.
+        let zero =
+            read(r#"{"type":"Ready","status":"True","lastTransitionTime":"0001-01-01T00:00:00Z"}"#);
+        assert_eq!(
+            print(&zero),
+            r#"{"type":"Ready","status":"True","lastTransitionTime":null}"#
+        );
+        let unset = read(r#"{"type":"Ready","status":"True"}"#);
+        assert_eq!(
+            print(&unset),
+            r#"{"type":"Ready","status":"True","lastTransitionTime":null}"#
+        );
+        let offset = read(
+            r#"{"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T02:00:00.5+02:00"}"#,
+        );
+        assert_eq!(
+            print(&offset),
+            r#"{"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T00:00:00Z"}"#
+        );
+    }
 }

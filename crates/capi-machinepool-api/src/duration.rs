@@ -208,55 +208,136 @@ impl FromStr for Duration {
     }
 }
 
-/// Appends `v / 10^prec` with its fraction (trailing zeros dropped) to `out`; returns the integer part.
-fn split_frac(v: u64, prec: u32) -> (u64, String) {
-    let pow = 10u64.pow(prec);
-    let frac = v % pow;
-    if frac == 0 {
-        return (v / pow, String::new());
-    }
-    let digits = format!("{frac:0width$}", width = prec as usize);
-    (v / pow, format!(".{}", digits.trim_end_matches('0')))
+/// Go's text of a duration, built on the stack (the longest, `-2562047h47m16.854775808s`,
+/// has 25 bytes).
+struct Text {
+    bytes: [u8; 32],
+    len: usize,
 }
 
-impl fmt::Display for Duration {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let neg = self.0 < 0;
+impl Text {
+    fn push(&mut self, s: &[u8]) {
+        let end = self.len + s.len();
+        if let Some(slot) = self.bytes.get_mut(self.len..end) {
+            slot.copy_from_slice(s);
+            self.len = end;
+        }
+    }
+
+    /// Appends `v` in decimal, left-padded with zeros to `width` digits.
+    fn push_int(&mut self, mut v: u64, width: usize) {
+        let mut digits = [b'0'; 20];
+        let mut start = digits.len();
+        while v > 0 || start == digits.len() {
+            start -= 1;
+            digits[start] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+        let start = start.min(digits.len().saturating_sub(width));
+        self.push(&digits[start..]);
+    }
+
+    /// Appends the fraction `v % 10^prec` Go's way: `.` and its digits without trailing
+    /// zeros, nothing when it is 0; returns the integer part `v / 10^prec`.
+    fn push_frac(&mut self, v: u64, prec: u32) -> u64 {
+        let pow = 10u64.pow(prec);
+        let (mut digits, mut width) = (v % pow, prec as usize);
+        if digits != 0 {
+            while digits % 10 == 0 {
+                digits /= 10;
+                width -= 1;
+            }
+            self.push(b".");
+            self.push_int(digits, width);
+        }
+        v / pow
+    }
+
+    fn as_str(&self) -> &str {
+        // Only whole `str`s and ASCII digits are pushed.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl Duration {
+    /// `time.Duration.String()`.
+    fn text(self) -> Text {
+        let mut text = Text {
+            bytes: [0; 32],
+            len: 0,
+        };
         let u = self.0.unsigned_abs();
-        let sign = if neg { "-" } else { "" };
+        if self.0 < 0 {
+            text.push(b"-");
+        }
         if u < SECOND {
             let (prec, unit) = match u {
-                0 => return f.write_str("0s"),
+                0 => {
+                    text.push(b"0s");
+                    return text;
+                }
                 u if u < MICROSECOND => (0, "ns"),
                 u if u < MILLISECOND => (3, "\u{b5}s"),
                 _ => (6, "ms"),
             };
-            let (int, frac) = split_frac(u, prec);
-            return write!(f, "{sign}{int}{frac}{unit}");
+            // The integer part comes first: print the fraction into a scratch buffer.
+            let mut frac = Text {
+                bytes: [0; 32],
+                len: 0,
+            };
+            let int = frac.push_frac(u, prec);
+            text.push_int(int, 1);
+            text.push(&frac.bytes[..frac.len]);
+            text.push(unit.as_bytes());
+            return text;
         }
-        let (secs, frac) = split_frac(u, 9);
+        let mut frac = Text {
+            bytes: [0; 32],
+            len: 0,
+        };
+        let secs = frac.push_frac(u, 9);
         let minutes = secs / 60;
         let hours = minutes / 60;
         if hours > 0 {
-            write!(f, "{sign}{hours}h{}m{}{frac}s", minutes % 60, secs % 60)
-        } else if minutes > 0 {
-            write!(f, "{sign}{minutes}m{}{frac}s", secs % 60)
-        } else {
-            write!(f, "{sign}{secs}{frac}s")
+            text.push_int(hours, 1);
+            text.push(b"h");
         }
+        if minutes > 0 {
+            text.push_int(minutes % 60, 1);
+            text.push(b"m");
+        }
+        text.push_int(secs % 60, 1);
+        text.push(&frac.bytes[..frac.len]);
+        text.push(b"s");
+        text
+    }
+}
+
+impl fmt::Display for Duration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text().as_str())
     }
 }
 
 impl Serialize for Duration {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        serializer.serialize_str(self.text().as_str())
     }
 }
 
 impl<'de> Deserialize<'de> for Duration {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
+        struct TextVisitor;
+        impl serde::de::Visitor<'_> for TextVisitor {
+            type Value = Duration;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a duration string such as \"1m30s\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Duration, E> {
+                text.parse().map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_str(TextVisitor)
     }
 }
 
@@ -294,6 +375,52 @@ mod tests {
         ];
         for (nanos, text) in cases {
             assert_eq!(Duration(nanos).to_string(), text, "{nanos}");
+        }
+    }
+
+    /// `time.Duration.String()` written the direct way (allocating), as a reference.
+    fn reference(nanos: i64) -> String {
+        fn frac(v: u64, prec: u32) -> (u64, String) {
+            let pow = 10u64.pow(prec);
+            if v.is_multiple_of(pow) {
+                return (v / pow, String::new());
+            }
+            let digits = format!("{:0width$}", v % pow, width = prec as usize);
+            (v / pow, format!(".{}", digits.trim_end_matches('0')))
+        }
+        let sign = if nanos < 0 { "-" } else { "" };
+        let u = nanos.unsigned_abs();
+        if u == 0 {
+            return "0s".into();
+        }
+        if u < SECOND {
+            let (prec, unit) = match u {
+                u if u < MICROSECOND => (0, "ns"),
+                u if u < MILLISECOND => (3, "\u{b5}s"),
+                _ => (6, "ms"),
+            };
+            let (int, f) = frac(u, prec);
+            return format!("{sign}{int}{f}{unit}");
+        }
+        let (secs, f) = frac(u, 9);
+        let (m, h) = (secs / 60, secs / 3600);
+        if h > 0 {
+            format!("{sign}{h}h{}m{}{f}s", m % 60, secs % 60)
+        } else if m > 0 {
+            format!("{sign}{m}m{}{f}s", secs % 60)
+        } else {
+            format!("{sign}{secs}{f}s")
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn formats_as_the_reference(nanos in proptest::prelude::any::<i64>(), small in -10_000_000_000i64..10_000_000_000) {
+            for n in [nanos, small, small * 1000, small / 1000] {
+                proptest::prop_assert_eq!(Duration(n).to_string(), reference(n));
+                let printed = serde_json::to_string(&Duration(n)).unwrap();
+                proptest::prop_assert_eq!(serde_json::from_str::<Duration>(&printed).unwrap(), Duration(n));
+            }
         }
     }
 
@@ -339,6 +466,14 @@ mod tests {
     fn serde_uses_text_form() {
         let d: Duration = serde_json::from_str("\"90s\"").unwrap();
         assert_eq!(serde_json::to_string(&d).unwrap(), "\"1m30s\"");
+        for nanos in [i64::MIN, i64::MAX, 1_100, 3_661_500_000_000] {
+            let d = Duration(nanos);
+            assert_eq!(serde_json::to_string(&d).unwrap(), format!("\"{d}\""));
+            assert_eq!(
+                serde_json::from_str::<Duration>(&format!("\"{d}\"")).unwrap(),
+                d
+            );
+        }
         let err = serde_json::from_str::<Duration>("\"ten seconds\"").unwrap_err();
         assert!(err.to_string().contains("invalid duration"), "{err}");
     }

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::hint::black_box;
+use std::time::Instant;
 
 use capi_machinepool_conversion::{StaticResolver, machine_pool_converter, review};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -94,25 +95,78 @@ fn review_bytes(n: usize) -> Vec<u8> {
     .unwrap_or_default()
 }
 
+fn value_floor(body: &[u8]) -> Vec<u8> {
+    let v: Value = serde_json::from_slice(body).unwrap_or_default();
+    serde_json::to_vec(&v).unwrap_or_default()
+}
+
+/// A function measured: review bytes in, response bytes out.
+type Contender<'a> = dyn Fn(&[u8]) -> Vec<u8> + 'a;
+
+/// Criterion measures one function after the other, so a machine whose speed drifts skews
+/// the ratios between them. This measures them in turns: each round times convert and both
+/// floors once, in a rotating order, and takes the ratios within the round; the medians over
+/// the rounds are printed.
+fn interleaved(n: usize, body: &[u8], convert: &Contender<'_>) {
+    let (rounds, batch) = match n {
+        1 => (41, 2_000),
+        100 => (31, 20),
+        _ => (15, 1),
+    };
+    let floors: [&Contender<'_>; 2] = [&raw_value_floor, &value_floor];
+    let mut ratios = [Vec::new(), Vec::new()];
+    for round in 0..rounds {
+        let mut times = [0.0; 3];
+        for k in 0..3 {
+            let i = (k + round) % 3;
+            let f: &Contender<'_> = if i == 0 { convert } else { floors[i - 1] };
+            let start = Instant::now();
+            for _ in 0..batch {
+                black_box(f(black_box(body)));
+            }
+            times[i] = start.elapsed().as_secs_f64();
+        }
+        ratios[0].push(times[0] / times[1]);
+        ratios[1].push(times[0] / times[2]);
+    }
+    let median = |r: &mut Vec<f64>| {
+        r.sort_by(f64::total_cmp);
+        r[r.len() / 2]
+    };
+    let [raw, value] = &mut ratios;
+    eprintln!(
+        "interleaved {n:>6} objects: convert / raw_value_floor = {:.3}, convert / value_floor = {:.3}",
+        median(raw),
+        median(value)
+    );
+}
+
+/// True under `cargo bench` (which passes `--bench`); `cargo test --all-targets` runs each
+/// criterion benchmark once as a test, and the interleaved measurement is skipped there.
+fn benchmarking() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
 fn bench(c: &mut Criterion) {
     let converter = machine_pool_converter(StaticResolver::new());
+    let convert = |body: &[u8]| review::handle_bytes(&converter, body).body;
     let mut group = c.benchmark_group("conversion_review");
     group.sample_size(10);
     for n in [1usize, 100, 10_000] {
         let body = review_bytes(n);
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("convert", n), &body, |b, body| {
-            b.iter(|| review::handle_bytes(&converter, black_box(body)).body);
+            b.iter(|| convert(black_box(body)));
         });
         group.bench_with_input(BenchmarkId::new("raw_value_floor", n), &body, |b, body| {
             b.iter(|| raw_value_floor(black_box(body)));
         });
         group.bench_with_input(BenchmarkId::new("value_floor", n), &body, |b, body| {
-            b.iter(|| {
-                let v: Value = serde_json::from_slice(black_box(body)).unwrap_or_default();
-                serde_json::to_vec(&v).unwrap_or_default()
-            });
+            b.iter(|| value_floor(black_box(body)));
         });
+        if benchmarking() {
+            interleaved(n, &body, &convert);
+        }
     }
     group.finish();
 }

@@ -71,6 +71,11 @@ struct ResponseOut {
 /// Prints a response review; a print failure (never expected: strings and pre-printed JSON
 /// only) is a 500 with a fixed body, never an empty one.
 fn respond(status: u16, uid: String, result: Status, converted: Vec<Box<RawValue>>) -> Response {
+    // The printed objects, their commas, and room for the envelope and the message.
+    let size = converted.iter().map(|o| o.get().len() + 1).sum::<usize>()
+        + uid.len()
+        + result.message.len()
+        + 512;
     let review = ReviewOut {
         api_version: REVIEW_API_VERSION,
         kind: REVIEW_KIND,
@@ -80,7 +85,7 @@ fn respond(status: u16, uid: String, result: Status, converted: Vec<Box<RawValue
             converted_objects: converted,
         },
     };
-    match wire::to_vec(&review) {
+    match wire::to_vec_with_capacity(&review, size) {
         Ok(body) => Response { status, body },
         Err(_) => Response {
             status: 500,

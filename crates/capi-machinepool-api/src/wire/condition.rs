@@ -3,13 +3,13 @@
 //! `null` fields read as their zero value (k8s-openapi's own `Deserialize` requires
 //! `lastTransitionTime`).
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::meta::Each;
-use super::time::{GoTime, zero};
+use super::time::{GoTime, OptionTime, zero};
 
 /// Serializes a k8s-openapi [`Condition`] as Go's `metav1.Condition` marshals.
 ///
@@ -96,7 +96,7 @@ impl<'de> Deserialize<'de> for Lenient {
                         Field::ObservedGeneration => c.observed_generation = map.next_value()?,
                         Field::LastTransitionTime => {
                             c.last_transition_time =
-                                map.next_value::<Option<Time>>()?.unwrap_or_else(zero);
+                                map.next_value::<OptionTime>()?.0.unwrap_or_else(zero);
                         }
                         Field::Reason => {
                             c.reason = map.next_value::<Option<String>>()?.unwrap_or_default();

@@ -96,12 +96,42 @@ pub fn to_writer<W: io::Write, T: ?Sized + Serialize>(
     value.serialize(&mut serializer)
 }
 
+/// True when compact JSON text holds a character Go escapes and `serde_json` does not
+/// (`<`, `>`, `&`, U+2028, U+2029). Outside strings JSON has none of them, so text without
+/// them is already what Go prints.
+fn needs_go_escapes(json: &[u8]) -> bool {
+    memchr::memchr3(b'<', b'>', b'&', json).is_some()
+        || memchr::memchr_iter(0xE2, json)
+            .any(|i| json.get(i + 1) == Some(&0x80) && matches!(json.get(i + 2), Some(0xA8 | 0xA9)))
+}
+
 /// [`to_writer`] into a new buffer.
+///
+/// Most objects hold no character Go escapes: they are printed once by `serde_json`'s own
+/// compact printer, checked, and only printed again with [`GoFormatter`] when needed.
 ///
 /// # Errors
 /// When `value`'s `Serialize` implementation fails.
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(512);
+    to_vec_with_capacity(value, 128)
+}
+
+/// [`to_vec`] into a buffer of `capacity` bytes to start with: for large outputs whose size
+/// the caller can estimate (a ConversionReview response holding printed objects), it saves
+/// the copies of a growing buffer.
+///
+/// # Errors
+/// When `value`'s `Serialize` implementation fails.
+pub fn to_vec_with_capacity<T: ?Sized + Serialize>(
+    value: &T,
+    capacity: usize,
+) -> serde_json::Result<Vec<u8>> {
+    let mut compact = Vec::with_capacity(capacity);
+    serde_json::to_writer(&mut compact, value)?;
+    if !needs_go_escapes(&compact) {
+        return Ok(compact);
+    }
+    let mut out = Vec::with_capacity(compact.len() + 64);
     to_writer(&mut out, value)?;
     Ok(out)
 }
@@ -112,17 +142,22 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<Vec<u8>> {
 /// When `value`'s `Serialize` implementation fails.
 pub fn to_string<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<String> {
     let bytes = to_vec(value)?;
-    // The formatter only writes the UTF-8 it was given and ASCII escapes.
+    // Both printers only write the UTF-8 they were given and ASCII escapes.
     String::from_utf8(bytes).map_err(|e| serde::ser::Error::custom(e.to_string()))
 }
 
-/// [`to_writer`] into a `RawValue` (for ConversionReview responses built without re-parsing).
+/// [`to_writer`] into a `RawValue` (for ConversionReview responses built without re-parsing):
+/// like [`to_vec`], the common case is one print by `serde_json` with no validation pass.
 ///
 /// # Errors
 /// When `value`'s `Serialize` implementation fails.
 pub fn to_raw_value<T: ?Sized + Serialize>(
     value: &T,
 ) -> serde_json::Result<Box<serde_json::value::RawValue>> {
+    let compact = serde_json::value::to_raw_value(value)?;
+    if !needs_go_escapes(compact.get().as_bytes()) {
+        return Ok(compact);
+    }
     serde_json::value::RawValue::from_string(to_string(value)?)
 }
 
@@ -140,5 +175,34 @@ mod tests {
         // Keys are escaped too.
         let map = std::collections::BTreeMap::from([("<k>", 1)]);
         assert_eq!(to_string(&map).unwrap(), "{\"\\u003ck\\u003e\":1}");
+    }
+
+    #[test]
+    fn every_go_escape_alone_takes_the_go_printer() {
+        for (input, go) in [
+            ("<", "\\u003c"),
+            (">", "\\u003e"),
+            ("&", "\\u0026"),
+            ("\u{2028}", "\\u2028"),
+            ("\u{2029}", "\\u2029"),
+            // Other characters starting with 0xE2 are printed as they are.
+            ("\u{2027}\u{2014}\u{20ac}", "\u{2027}\u{2014}\u{20ac}"),
+            ("plain", "plain"),
+        ] {
+            let expected = format!("[\"{go}\",{{\"{go}\":1}}]");
+            let value = (input, std::collections::BTreeMap::from([(input, 1)]));
+            assert_eq!(to_string(&value).unwrap(), expected, "{input:?}");
+            assert_eq!(to_raw_value(&value).unwrap().get(), expected, "{input:?}");
+            let mut written = Vec::new();
+            to_writer(&mut written, &value).unwrap();
+            assert_eq!(String::from_utf8(written).unwrap(), expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn an_e2_byte_at_the_end_of_the_text_is_not_an_escape() {
+        assert!(!needs_go_escapes(b"\"a\xE2"));
+        assert!(!needs_go_escapes(b"\xE2\x80"));
+        assert!(needs_go_escapes(b"\xE2\x80\xA9"));
     }
 }
