@@ -13,6 +13,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use capi_test_support::{Numbers, first_difference};
+use std::io::Write;
 use std::path::PathBuf;
 
 use capi_machinepool_api::{v1beta1, v1beta2, wire};
@@ -333,7 +334,10 @@ fn conversion_matches_upstream_answers() {
             }
         }
     }
-    println!(
+    // Written to stderr directly, not through `eprintln!`, so that the count shows in CI logs
+    // (the test harness captures only the print macros of passing tests).
+    let _ = writeln!(
+        std::io::stderr(),
         "upstream answers: {} files, {compared} converted objects compared (value and bytes), {class6} of them under the documented extension, {failures_agreed} failures agreed",
         files.len()
     );
