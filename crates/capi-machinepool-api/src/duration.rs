@@ -216,6 +216,13 @@ struct Text {
 }
 
 impl Text {
+    const fn new() -> Self {
+        Self {
+            bytes: [0; 32],
+            len: 0,
+        }
+    }
+
     fn push(&mut self, s: &[u8]) {
         let end = self.len + s.len();
         if let Some(slot) = self.bytes.get_mut(self.len..end) {
@@ -262,10 +269,7 @@ impl Text {
 impl Duration {
     /// `time.Duration.String()`.
     fn text(self) -> Text {
-        let mut text = Text {
-            bytes: [0; 32],
-            len: 0,
-        };
+        let mut text = Text::new();
         let u = self.0.unsigned_abs();
         if self.0 < 0 {
             text.push(b"-");
@@ -281,20 +285,14 @@ impl Duration {
                 _ => (6, "ms"),
             };
             // The integer part comes first: print the fraction into a scratch buffer.
-            let mut frac = Text {
-                bytes: [0; 32],
-                len: 0,
-            };
+            let mut frac = Text::new();
             let int = frac.push_frac(u, prec);
             text.push_int(int, 1);
             text.push(&frac.bytes[..frac.len]);
             text.push(unit.as_bytes());
             return text;
         }
-        let mut frac = Text {
-            bytes: [0; 32],
-            len: 0,
-        };
+        let mut frac = Text::new();
         let secs = frac.push_frac(u, 9);
         let minutes = secs / 60;
         let hours = minutes / 60;
