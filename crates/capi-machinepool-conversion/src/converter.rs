@@ -61,25 +61,19 @@ impl<'a> TypeMetaRef<'a> {
     pub fn read(object: &'a RawValue) -> Result<Self, ConversionError> {
         let mut out = TypeMetaRef::default();
         let mut deserializer = serde_json::Deserializer::from_str(object.get());
-        match serde::Deserializer::deserialize_map(&mut deserializer, probe::Probe(&mut out)) {
-            Ok(()) => {}
-            // Both fields found: the rest of the object is not scanned (the typed decode
-            // reads it once, next).
-            Err(e) if probe::is_done(&e) => return Ok(out),
-            Err(source) => {
-                return Err(ConversionError::Decode {
-                    api_version: "<unknown>".into(),
-                    source,
-                });
-            }
-        }
-        deserializer
-            .end()
-            .map_err(|source| ConversionError::Decode {
+        let read = serde::Deserializer::deserialize_map(&mut deserializer, probe::Probe(&mut out))
+            .and_then(|()| deserializer.end());
+        match read {
+            Ok(()) => Ok(out),
+            // The probe stops with an error as soon as it holds both fields (the rest of the
+            // object is not scanned: the typed decode reads it once, next); any other error
+            // comes before that.
+            Err(_) if out.api_version.is_some() && out.kind.is_some() => Ok(out),
+            Err(source) => Err(ConversionError::Decode {
                 api_version: "<unknown>".into(),
                 source,
-            })?;
-        Ok(out)
+            }),
+        }
     }
 
     /// The API group of `apiVersion` (`""` for the core group or when absent).
@@ -100,13 +94,6 @@ mod probe {
     use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 
     use super::TypeMetaRef;
-
-    /// The message of the error that ends the scan once both fields are read.
-    const DONE: &str = "\u{0}type meta read";
-
-    pub(super) fn is_done(e: &serde_json::Error) -> bool {
-        e.to_string().starts_with(DONE)
-    }
 
     /// A string borrowed from the input when it has no escapes.
     struct CowStr<'de>(Option<Cow<'de, str>>);
@@ -155,7 +142,8 @@ mod probe {
                     }
                 }
                 if self.0.api_version.is_some() && self.0.kind.is_some() {
-                    return Err(de::Error::custom(DONE));
+                    // Stops the scan; `TypeMetaRef::read` recognises it by the two fields.
+                    return Err(de::Error::custom("type meta read"));
                 }
             }
             Ok(())

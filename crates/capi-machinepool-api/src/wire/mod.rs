@@ -101,8 +101,20 @@ pub fn to_writer<W: io::Write, T: ?Sized + Serialize>(
 /// them is already what Go prints.
 fn needs_go_escapes(json: &[u8]) -> bool {
     memchr::memchr3(b'<', b'>', b'&', json).is_some()
-        || memchr::memchr_iter(0xE2, json)
-            .any(|i| json.get(i + 1) == Some(&0x80) && matches!(json.get(i + 2), Some(0xA8 | 0xA9)))
+        || memchr::memchr_iter(0xE2, json).any(|i| go_escape(json, i).is_some())
+}
+
+/// Prints `value` with [`GoFormatter`] (the path taken when [`needs_go_escapes`] says so).
+fn go_print<T: ?Sized + Serialize>(value: &T, capacity: usize) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(capacity);
+    to_writer(&mut out, value)?;
+    Ok(out)
+}
+
+/// Bytes of either printer as a `String`: both only write the UTF-8 they were given and
+/// ASCII escapes.
+fn into_string(bytes: Vec<u8>) -> serde_json::Result<String> {
+    String::from_utf8(bytes).map_err(|e| serde::ser::Error::custom(e.to_string()))
 }
 
 /// [`to_writer`] into a new buffer.
@@ -131,9 +143,7 @@ pub fn to_vec_with_capacity<T: ?Sized + Serialize>(
     if !needs_go_escapes(&compact) {
         return Ok(compact);
     }
-    let mut out = Vec::with_capacity(compact.len() + 64);
-    to_writer(&mut out, value)?;
-    Ok(out)
+    go_print(value, compact.len() + 64)
 }
 
 /// [`to_writer`] into a `String`.
@@ -141,9 +151,7 @@ pub fn to_vec_with_capacity<T: ?Sized + Serialize>(
 /// # Errors
 /// When `value`'s `Serialize` implementation fails.
 pub fn to_string<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<String> {
-    let bytes = to_vec(value)?;
-    // Both printers only write the UTF-8 they were given and ASCII escapes.
-    String::from_utf8(bytes).map_err(|e| serde::ser::Error::custom(e.to_string()))
+    into_string(to_vec(value)?)
 }
 
 /// [`to_writer`] into a `RawValue` (for ConversionReview responses built without re-parsing):
@@ -158,7 +166,8 @@ pub fn to_raw_value<T: ?Sized + Serialize>(
     if !needs_go_escapes(compact.get().as_bytes()) {
         return Ok(compact);
     }
-    serde_json::value::RawValue::from_string(to_string(value)?)
+    let go = into_string(go_print(value, compact.get().len() + 64)?)?;
+    serde_json::value::RawValue::from_string(go)
 }
 
 #[cfg(test)]

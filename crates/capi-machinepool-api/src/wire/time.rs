@@ -31,13 +31,20 @@ pub fn is_zero(time: &Time) -> bool {
 /// The text Go's `metav1.Time.MarshalJSON` writes (without quotes), `None` for the zero time.
 #[must_use]
 pub fn format(time: &Time) -> Option<String> {
+    with_text(time, |text| text.map(str::to_owned))
+}
+
+/// Calls `f` with the text Go writes for `time` (`None` for the zero time), built on the
+/// stack for years 0000 to 9999 and by jiff otherwise.
+fn with_text<R>(time: &Time, f: impl FnOnce(Option<&str>) -> R) -> R {
     if is_zero(time) {
-        return None;
+        return f(None);
     }
-    Some(match rfc3339_seconds(time.0) {
-        Some(text) => String::from_utf8_lossy(&text).into_owned(),
-        None => slow_format(time.0),
-    })
+    match rfc3339_seconds(time.0) {
+        // The text is ASCII digits and separators.
+        Some(text) => f(Some(std::str::from_utf8(&text).unwrap_or_default())),
+        None => f(Some(&slow_format(time.0))),
+    }
 }
 
 /// RFC 3339 at second precision, in UTC, through jiff: sub-seconds are truncated as Go's
@@ -84,14 +91,10 @@ fn rfc3339_seconds(time: Timestamp) -> Option<[u8; 20]> {
 
 /// Serializes a `metav1.Time` value as Go does.
 pub(crate) fn serialize<S: Serializer>(time: &Time, serializer: S) -> Result<S::Ok, S::Error> {
-    if is_zero(time) {
-        return serializer.serialize_none();
-    }
-    match rfc3339_seconds(time.0) {
-        // The text is ASCII digits and separators.
-        Some(text) => serializer.serialize_str(std::str::from_utf8(&text).unwrap_or_default()),
-        None => serializer.serialize_str(&slow_format(time.0)),
-    }
+    with_text(time, |text| match text {
+        Some(text) => serializer.serialize_str(text),
+        None => serializer.serialize_none(),
+    })
 }
 
 /// `serialize_with` for an `Option<Time>` field Go declares as a `metav1.Time` value: `None`
