@@ -8,8 +8,8 @@
 
 use std::fmt;
 
+use capi_diagnostics::excerpt::Excerpt;
 use capi_machinepool_api::apimachinery::{is_condition_reason, qualified_name_errors};
-use capi_machinepool_api::excerpt::Excerpt;
 use capi_machinepool_api::v1beta1::LegacyCondition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 

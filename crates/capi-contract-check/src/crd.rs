@@ -8,7 +8,7 @@ use capi_contract::Contract;
 use capi_contract::labels::{contract_labels, crd_labels};
 use capi_contract::naming::crd_name;
 use capi_contract::version::is_kube_like;
-use capi_machinepool_api::excerpt::excerpt;
+use capi_diagnostics::excerpt::excerpt;
 use serde_json::Value;
 
 use crate::input::{CheckOptions, CrdInput, Role};

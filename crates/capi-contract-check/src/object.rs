@@ -6,7 +6,7 @@ use capi_conditions::unstructured::check_list;
 use capi_conditions::validate::Shape;
 use capi_contract::Contract;
 use capi_contract::provider_ids::{self, ProblemKind, Severity};
-use capi_machinepool_api::excerpt::excerpt;
+use capi_diagnostics::excerpt::excerpt;
 use serde_json::Value;
 
 use crate::report::{Report, SourceRef, Subject, Target};

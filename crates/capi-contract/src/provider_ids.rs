@@ -21,7 +21,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
-use capi_machinepool_api::excerpt::Excerpt;
+use capi_diagnostics::excerpt::Excerpt;
 
 /// Longest provider ID the contract allows (`+kubebuilder:validation:items:MaxLength=512`).
 pub const MAX_LENGTH: usize = 512;

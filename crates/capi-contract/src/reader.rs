@@ -17,7 +17,7 @@
 //! assert!(r.infrastructure_machine_kind().unwrap_err().is_missing());
 //! ```
 
-use capi_machinepool_api::excerpt::Excerpt;
+use capi_diagnostics::excerpt::Excerpt;
 use serde_json::Value;
 
 use crate::Contract;

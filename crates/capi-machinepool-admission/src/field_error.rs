@@ -107,14 +107,14 @@ impl FieldError {
 
 impl FieldError {
     /// Everything after the field path: `Invalid value: "v1": must start with v`. A value is
-    /// quoted as a short excerpt (see [`capi_machinepool_api::excerpt`]).
+    /// quoted as a short excerpt (see [`capi_diagnostics::excerpt`]).
     #[must_use]
     pub fn detail_text(&self) -> String {
         match &self.value {
             Some(value) => format!(
                 "{}: \"{}\": {}",
                 self.type_.as_str(),
-                capi_machinepool_api::excerpt::Excerpt::new(value),
+                capi_diagnostics::excerpt::Excerpt::new(value),
                 self.detail
             ),
             None => format!("{}: {}", self.type_.as_str(), self.detail),

@@ -6,8 +6,6 @@
 //!   objects (v1beta1 requests are converted first), on create and update.
 //! * [`Admission`]: the whole pipeline for one document, with the compiled schemas of both
 //!   versions cached, and the fields the typed API would drop listed as warnings.
-//! * [`rollout`]: the Kubernetes version skew between each MachinePool and its control plane
-//!   found in the same manifest stream.
 //!
 //! ```
 //! use capi_machinepool_admission as admission;
@@ -29,7 +27,6 @@
 mod field_error;
 mod meta;
 mod pipeline;
-pub mod rollout;
 
 pub use field_error::{FieldError, FieldErrorType};
 pub use meta::validate_object_meta;

@@ -3,33 +3,17 @@
 
 use std::fmt;
 
+pub use capi_diagnostics::Severity;
+use capi_diagnostics::error_chain;
+use capi_diagnostics::excerpt::Excerpt;
 use capi_machinepool_api::constants::{API_VERSION_V1BETA1, API_VERSION_V1BETA2, V1BETA1, V1BETA2};
-use capi_machinepool_api::excerpt::Excerpt;
 use capi_machinepool_api::{crd, v1beta1, v1beta2};
-use capi_machinepool_conversion::{error_chain, machine_pool::to_hub};
+use capi_machinepool_conversion::machine_pool::to_hub;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::{FeatureGates, default_machine_pool, validate_machine_pool};
-
-/// How bad a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    /// The API server would reject the object.
-    Error,
-    /// Accepted, but something is lost or suspicious (e.g. an unknown field is dropped).
-    Warning,
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Error => "error",
-            Self::Warning => "warning",
-        })
-    }
-}
 
 /// One finding about a document: a field path and what is wrong there.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,6 +151,19 @@ impl Admission {
     /// Runs the pipeline on one MachinePool document (create; no stored object).
     #[must_use]
     pub fn admit(&self, object: &Value) -> Admitted {
+        self.run(object, None)
+    }
+
+    /// Runs the pipeline on one MachinePool document that updates `old` (the stored object,
+    /// already admitted): upstream's update defaulting (replicas from the autoscaler
+    /// annotations keep the old value within bounds) and update validation (immutable
+    /// `spec.clusterName`).
+    #[must_use]
+    pub fn admit_update(&self, object: &Value, old: &v1beta2::MachinePool) -> Admitted {
+        self.run(object, Some(old))
+    }
+
+    fn run(&self, object: &Value, old: Option<&v1beta2::MachinePool>) -> Admitted {
         let mut findings = Vec::new();
         let mut warnings = Vec::new();
         let api_version = object["apiVersion"].as_str().unwrap_or_default();
@@ -200,11 +197,11 @@ impl Admission {
             }
         };
         let machine_pool = hub.and_then(|mut hub| {
-            if let Err(e) = default_machine_pool(&mut hub, None) {
+            if let Err(e) = default_machine_pool(&mut hub, old) {
                 findings.push(Finding::error("metadata.annotations", e.to_string()));
                 return None;
             }
-            for e in validate_machine_pool(&hub, None, &self.gates) {
+            for e in validate_machine_pool(&hub, old, &self.gates) {
                 findings.push(Finding::error(e.field.clone(), e.detail_text()));
             }
             Some(hub)

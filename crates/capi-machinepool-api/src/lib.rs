@@ -7,7 +7,6 @@
 //! * [`machine_pool_crd`] builds the multi-version CRD from the Rust types with schemars.
 //! * [`wire`] prints the bytes Go's `encoding/json` prints (string escaping included).
 //! * [`apimachinery`] holds apimachinery's name, label and condition-reason rules.
-//! * [`skew`] is the Kubernetes version skew policy between kube-apiserver and kubelets.
 //! * [`views`] are minimal typed views of Cluster, Machine and KubeadmControlPlane for
 //!   controllers, and the owner-MachinePool and pool-Machines helpers.
 //!
@@ -32,12 +31,10 @@ mod common;
 pub mod constants;
 pub mod crd;
 mod duration;
-pub mod excerpt;
 mod omit;
 mod phase;
 mod resource;
 pub mod schema;
-pub mod skew;
 pub mod ssa;
 #[cfg(feature = "proptest")]
 pub mod strategies;

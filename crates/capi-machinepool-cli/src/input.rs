@@ -14,7 +14,7 @@ pub fn limits() -> Limits {
 
 /// A one-line message for an input error, with its causes.
 pub fn message(e: &ManifestError) -> String {
-    capi_machinepool_conversion::error_chain(e)
+    capi_diagnostics::error_chain(e)
 }
 
 /// Calls `each` with every piece of the stream of `path` (`-` is standard input), one at a

@@ -78,9 +78,13 @@ enum Command {
         #[arg(short = 'f', long = "file")]
         file: PathBuf,
         /// Control plane (kube-apiserver) version for MachinePools whose control plane is not
-        /// in the stream, e.g. v1.34.0.
-        #[arg(long, value_name = "VERSION")]
+        /// in the stream, e.g. v1.34.0 (a semantic version).
+        #[arg(long, value_name = "VERSION", value_parser = cmd::validate::parse_control_plane_version)]
         control_plane_version: Option<String>,
+        /// The stored objects the stream updates (file or `-`): runs the API server's update
+        /// validation and says what each change will do (rollouts, bootstrap config edits).
+        #[arg(long, value_name = "FILE")]
+        old: Option<PathBuf>,
     },
     /// Convert every MachinePool of a YAML stream; other documents pass through untouched.
     Convert {
@@ -142,7 +146,8 @@ fn main() -> ExitCode {
         Command::Validate {
             file,
             control_plane_version,
-        } => cmd::validate::run(&file, control_plane_version.as_deref()),
+            old,
+        } => cmd::validate::run(&file, old.as_deref(), control_plane_version.as_deref()),
         Command::Convert {
             to,
             crds,

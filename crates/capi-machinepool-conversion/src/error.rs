@@ -77,22 +77,3 @@ pub enum ConversionError {
     #[error("failed to encode the converted object")]
     Encode(#[source] serde_json::Error),
 }
-
-/// Renders an error and its sources as one line: `outer: inner: innermost`.
-///
-/// ```
-/// use capi_machinepool_conversion::{ConversionError, error_chain};
-/// let err = ConversionError::InvalidGroupVersion("a/b/c".into());
-/// assert_eq!(error_chain(&err), "failed to parse apiVersion: unexpected GroupVersion string: a/b/c");
-/// ```
-#[must_use]
-pub fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut out = err.to_string();
-    let mut source = err.source();
-    while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        source = s.source();
-    }
-    out
-}

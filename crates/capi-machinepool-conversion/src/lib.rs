@@ -41,7 +41,7 @@ mod resolver;
 pub mod review;
 
 pub use converter::{ConverterSet, Hub, HubSpokeConverter, ObjectConverter, Spoke, TypeMetaRef};
-pub use error::{ConversionError, ResolveError, error_chain};
+pub use error::{ConversionError, ResolveError};
 pub use resolver::{ApiVersionResolver, ChainResolver, CrdResolver, StaticResolver};
 
 /// Re-export of kube-core's ConversionReview types.

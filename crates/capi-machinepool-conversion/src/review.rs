@@ -7,14 +7,16 @@
 
 use std::borrow::Cow;
 
-use capi_machinepool_api::excerpt::Excerpt;
+use capi_diagnostics::excerpt::Excerpt;
 use capi_machinepool_api::wire;
 use kube_core::Status;
 use kube_core::conversion::ConversionReview;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::{ConversionError, ObjectConverter, error_chain};
+use capi_diagnostics::error_chain;
+
+use crate::{ConversionError, ObjectConverter};
 
 /// The only ConversionReview apiVersion served.
 pub const REVIEW_API_VERSION: &str = "apiextensions.k8s.io/v1";

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use capi_machinepool_api::excerpt::Excerpt;
+use capi_diagnostics::excerpt::Excerpt;
 
 use crate::Source;
 

@@ -1,6 +1,6 @@
 //! Parsing one YAML (or JSON) document into a JSON value, within limits.
 
-use capi_machinepool_api::excerpt::Excerpt;
+use capi_diagnostics::excerpt::Excerpt;
 use serde_json::Value;
 
 use crate::split::RawDocument;

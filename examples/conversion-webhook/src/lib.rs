@@ -255,7 +255,7 @@ fn watch_certificates(tls: RustlsConfig, cert: PathBuf, key: PathBuf, every: Dur
 /// When the CRDs cannot be read.
 pub fn converters(crds: &[PathBuf]) -> Result<ConverterSet, String> {
     let loaded = capi_manifests::load::load(crds, capi_manifests::Limits::default())
-        .map_err(|e| capi_machinepool_conversion::error_chain(&e))?;
+        .map_err(|e| capi_diagnostics::error_chain(&e))?;
     let resolver = CrdResolver::from_documents(loaded.documents.iter().map(|d| &d.value));
     let set = ConverterSet::new()
         .with(machine_pool_converter(resolver))

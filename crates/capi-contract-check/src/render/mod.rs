@@ -15,7 +15,7 @@ pub use json::json;
 pub use junit::junit;
 pub use text::text;
 
-use capi_machinepool_api::excerpt::Excerpt;
+use capi_diagnostics::excerpt::Excerpt;
 
 /// Longest excerpt of a message or subject printed.
 const MAX_TEXT: usize = 400;

@@ -29,7 +29,7 @@ fn add(checker: &mut Checker, doc: Document, crds: &mut usize) {
         let reason = format!(
             "{}: {} is not a CustomResourceDefinition",
             doc.source,
-            capi_machinepool_api::excerpt::excerpt(kind)
+            capi_diagnostics::excerpt::excerpt(kind)
         );
         checker.skip(reason);
     }

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use capi_diagnostics::error_chain;
 use capi_machinepool_api::constants::{API_VERSION_V1BETA1, API_VERSION_V1BETA2, is_machine_pool};
-use capi_machinepool_conversion::{ObjectConverter, error_chain, machine_pool_converter};
+use capi_machinepool_conversion::{ObjectConverter, machine_pool_converter};
 
 use crate::Version;
 use crate::output::{Failure, Output};

@@ -200,7 +200,7 @@ pub fn build(tree: &mut Tree, dir: &Path, depth: usize) -> Result<Build, Manifes
                 field: format!("resources[{index}]"),
                 message: format!(
                     "remote resource {} not fetched: pipe `kustomize build DIR | capi-machinepool check -` to check it",
-                    capi_machinepool_api::excerpt::excerpt(name)
+                    capi_diagnostics::excerpt::excerpt(name)
                 ),
                 may_change_resources: true,
             });

@@ -5,7 +5,7 @@
 //! terminal escape sequence reaches a CI log) and a note of the full length when cut.
 //!
 //! ```
-//! use capi_machinepool_api::excerpt::Excerpt;
+//! use capi_diagnostics::excerpt::Excerpt;
 //! assert_eq!(Excerpt::new("a\u{1b}[31mred").to_string(), "a\\u{1b}[31mred");
 //! let long = "x".repeat(10_000);
 //! let shown = Excerpt::new(&long).to_string();

@@ -1,0 +1,276 @@
+//! What an update of a MachinePool will do to its instances: the fields that roll instances
+//! out, and the edit that looks like a rollout but is not one.
+//!
+//! * A new `spec.template.spec.version` rolls out instances at the new version (the
+//!   infrastructure provider replaces them).
+//! * Bootstrap data reaches instances only through a *new* bootstrap config: providers roll
+//!   out when `spec.template.spec.bootstrap.configRef` names another config
+//!   (cluster-api#10496). An in-place edit of the referenced config (same name, new spec)
+//!   never reaches running instances (cluster-api#8858): a warning.
+//! * Another `infrastructureRef`, or an edited InfraMachinePool, is the provider's to roll
+//!   out: said, not judged.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use capi_diagnostics::{Excerpt, Severity};
+use capi_machinepool_api::v1beta2::{self, ContractVersionedObjectReference};
+use serde_json::Value;
+
+/// `(group, kind, namespace, name)` of a referenced object.
+type ObjectKey = (String, String, String, String);
+
+/// The groups whose objects a MachinePool references (bootstrap configs, InfraMachinePools).
+const REFERENCED_GROUPS: [&str; 2] = [
+    "bootstrap.cluster.x-k8s.io",
+    "infrastructure.cluster.x-k8s.io",
+];
+
+/// The `spec` of each bootstrap config and infrastructure object of a stream, to tell an
+/// in-place edit from no change.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReferencedObjects {
+    specs: BTreeMap<ObjectKey, Value>,
+}
+
+impl ReferencedObjects {
+    /// Keeps the `spec` of a `bootstrap.cluster.x-k8s.io` or
+    /// `infrastructure.cluster.x-k8s.io` document; returns whether it did.
+    pub fn add(&mut self, doc: &Value) -> bool {
+        let api_version = doc["apiVersion"].as_str().unwrap_or_default();
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        if !REFERENCED_GROUPS.contains(&group) {
+            return false;
+        }
+        let field = |p: &str| {
+            doc.pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        self.specs.insert(
+            (
+                group.to_owned(),
+                field("/kind"),
+                field("/metadata/namespace"),
+                field("/metadata/name"),
+            ),
+            doc.get("spec").cloned().unwrap_or(Value::Null),
+        );
+        true
+    }
+
+    fn spec(&self, namespace: &str, r: &ContractVersionedObjectReference) -> Option<&Value> {
+        self.specs.get(&(
+            r.api_group.clone(),
+            r.kind.clone(),
+            namespace.to_owned(),
+            r.name.clone(),
+        ))
+    }
+}
+
+/// What kind of change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChangeKind {
+    /// `spec.template.spec.version` changed: instances are rolled out.
+    Version,
+    /// `bootstrap.configRef` names another config: instances are rolled out with its data.
+    BootstrapConfigRenamed,
+    /// The referenced bootstrap config kept its name but its spec changed: running instances
+    /// keep their old bootstrap data (cluster-api#8858).
+    BootstrapConfigEditedInPlace,
+    /// `bootstrap.dataSecretName` changed (pools without a config).
+    BootstrapDataSecret,
+    /// `infrastructureRef` names another object.
+    InfrastructureRef,
+    /// The InfraMachinePool kept its name but its spec changed.
+    InfrastructureEditedInPlace,
+}
+
+impl ChangeKind {
+    /// A short stable name.
+    #[must_use]
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Version => "version",
+            Self::BootstrapConfigRenamed => "bootstrap-config-renamed",
+            Self::BootstrapConfigEditedInPlace => "bootstrap-config-edited-in-place",
+            Self::BootstrapDataSecret => "bootstrap-data-secret",
+            Self::InfrastructureRef => "infrastructure-ref",
+            Self::InfrastructureEditedInPlace => "infrastructure-edited-in-place",
+        }
+    }
+}
+
+/// One change between the stored and the new MachinePool, and what it will do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolChange {
+    /// What changed.
+    pub kind: ChangeKind,
+    /// `Some(Warning)` when the change will not do what it looks like it does; `None` for a
+    /// change that does what it says.
+    pub severity: Option<Severity>,
+    /// The field (or object) that changed.
+    pub field: String,
+    /// Old and new values, and what the change does to instances.
+    pub message: String,
+}
+
+impl fmt::Display for PoolChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.kind.id(), self.field, self.message)
+    }
+}
+
+fn reference(r: &ContractVersionedObjectReference) -> String {
+    if r.is_defined() {
+        format!("{} {}", Excerpt::new(&r.kind), Excerpt::new(&r.name))
+    } else {
+        "(none)".to_owned()
+    }
+}
+
+fn note(kind: ChangeKind, field: &str, message: String) -> PoolChange {
+    PoolChange {
+        kind,
+        severity: None,
+        field: field.to_owned(),
+        message,
+    }
+}
+
+fn version_change(old: &v1beta2::MachinePool, new: &v1beta2::MachinePool) -> Option<PoolChange> {
+    let (a, b) = (
+        &old.spec.template.spec.version,
+        &new.spec.template.spec.version,
+    );
+    (a != b).then(|| {
+        note(
+            ChangeKind::Version,
+            "spec.template.spec.version",
+            format!(
+                "{} -> {}: the infrastructure provider rolls out instances at the new version",
+                Excerpt::new(a),
+                Excerpt::new(b)
+            ),
+        )
+    })
+}
+
+fn bootstrap_changes(
+    old: &v1beta2::MachinePool,
+    new: &v1beta2::MachinePool,
+    old_objects: &ReferencedObjects,
+    new_objects: &ReferencedObjects,
+) -> Option<PoolChange> {
+    let namespace = new.metadata.namespace.as_deref().unwrap_or_default();
+    let (a, b) = (
+        &old.spec.template.spec.bootstrap,
+        &new.spec.template.spec.bootstrap,
+    );
+    if a.config_ref != b.config_ref {
+        return Some(note(
+            ChangeKind::BootstrapConfigRenamed,
+            "spec.template.spec.bootstrap.configRef",
+            format!(
+                "{} -> {}: a new bootstrap config; providers roll out instances with its data (cluster-api#10496)",
+                reference(&a.config_ref),
+                reference(&b.config_ref)
+            ),
+        ));
+    }
+    if b.config_ref.is_defined()
+        && let (Some(before), Some(after)) = (
+            old_objects.spec(namespace, &a.config_ref),
+            new_objects.spec(namespace, &b.config_ref),
+        )
+        && before != after
+    {
+        return Some(PoolChange {
+            kind: ChangeKind::BootstrapConfigEditedInPlace,
+            severity: Some(Severity::Warning),
+            field: format!("{} spec", reference(&b.config_ref)),
+            message: "edited in place under the same name: running instances keep their old bootstrap data and no rollout starts (cluster-api#8858); create a config with a new name and point spec.template.spec.bootstrap.configRef at it".to_owned(),
+        });
+    }
+    (a.data_secret_name != b.data_secret_name && !b.config_ref.is_defined()).then(|| {
+        note(
+            ChangeKind::BootstrapDataSecret,
+            "spec.template.spec.bootstrap.dataSecretName",
+            format!(
+                "{} -> {}: instances created from now on use the new data; whether running ones are replaced is the infrastructure provider's choice",
+                Excerpt::new(a.data_secret_name.as_deref().unwrap_or("(none)")),
+                Excerpt::new(b.data_secret_name.as_deref().unwrap_or("(none)"))
+            ),
+        )
+    })
+}
+
+fn infrastructure_changes(
+    old: &v1beta2::MachinePool,
+    new: &v1beta2::MachinePool,
+    old_objects: &ReferencedObjects,
+    new_objects: &ReferencedObjects,
+) -> Option<PoolChange> {
+    let namespace = new.metadata.namespace.as_deref().unwrap_or_default();
+    let (a, b) = (
+        &old.spec.template.spec.infrastructure_ref,
+        &new.spec.template.spec.infrastructure_ref,
+    );
+    if a != b {
+        return Some(note(
+            ChangeKind::InfrastructureRef,
+            "spec.template.spec.infrastructureRef",
+            format!(
+                "{} -> {}: the pool's instances are managed by another InfraMachinePool",
+                reference(a),
+                reference(b)
+            ),
+        ));
+    }
+    let before = old_objects.spec(namespace, a)?;
+    let after = new_objects.spec(namespace, b)?;
+    (before != after).then(|| {
+        note(
+            ChangeKind::InfrastructureEditedInPlace,
+            &format!("{} spec", reference(b)),
+            "edited: whether running instances are replaced is the infrastructure provider's choice".to_owned(),
+        )
+    })
+}
+
+/// Compares the stored pool `old` with its update `new` (both admitted v1beta2 objects);
+/// `old_objects` and `new_objects` hold the bootstrap configs and InfraMachinePools of each
+/// side, when known. Returns every change that affects instances, in field order.
+///
+/// ```
+/// use capi_machinepool_rollout::change::{ChangeKind, ReferencedObjects, compare};
+/// use capi_machinepool_api::v1beta2::MachinePool;
+/// let pool = |version: &str, config: &str| -> MachinePool {
+///     serde_json::from_value(serde_json::json!({"metadata": {"name": "mp", "namespace": "ns"},
+///         "spec": {"clusterName": "c", "template": {"spec": {"clusterName": "c", "version": version,
+///         "bootstrap": {"configRef": {"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": "KubeadmConfig", "name": config}}}}}}))
+///     .unwrap()
+/// };
+/// let none = ReferencedObjects::default();
+/// let changes = compare(&pool("v1.34.0", "a"), &pool("v1.35.0", "b"), &none, &none);
+/// let kinds: Vec<_> = changes.iter().map(|c| c.kind).collect();
+/// assert_eq!(kinds, [ChangeKind::Version, ChangeKind::BootstrapConfigRenamed]);
+/// ```
+#[must_use]
+pub fn compare(
+    old: &v1beta2::MachinePool,
+    new: &v1beta2::MachinePool,
+    old_objects: &ReferencedObjects,
+    new_objects: &ReferencedObjects,
+) -> Vec<PoolChange> {
+    [
+        version_change(old, new),
+        bootstrap_changes(old, new, old_objects, new_objects),
+        infrastructure_changes(old, new, old_objects, new_objects),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}

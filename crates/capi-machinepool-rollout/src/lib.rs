@@ -1,0 +1,25 @@
+//! Rollout verdicts for Cluster API MachinePools: one home for what decides whether a
+//! change to a pool is safe to apply.
+//!
+//! * [`skew`]: the Kubernetes version skew policy between kube-apiserver and kubelets,
+//!   encoded sentence by sentence from its published text (pre-1.25 kubelets, control planes
+//!   mid-upgrade).
+//! * [`control_plane`]: which kube-apiserver versions a pool must respect, read from any
+//!   control plane kind its Cluster's `spec.controlPlaneRef` names.
+//! * [`change`]: what an update of a pool will do to its instances (version rollouts,
+//!   renamed bootstrap configs, in-place edits that never roll out).
+//! * [`Validation`]: a manifest stream validated as the API server would, plus the two
+//!   above, as one [`ValidationReport`] per stream; `capi-machinepool validate` prints it.
+//!
+//! Severities are [`capi_diagnostics::Severity`], the one severity type of the workspace.
+#![deny(missing_docs)]
+
+pub mod change;
+pub mod control_plane;
+mod pool;
+pub mod skew;
+mod validation;
+
+pub use capi_diagnostics::Severity;
+pub use pool::{kubelet_versions, pool_skew};
+pub use validation::{PoolFinding, PoolReport, Validation, ValidationReport};
