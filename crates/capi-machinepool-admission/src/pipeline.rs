@@ -322,6 +322,51 @@ fn decode<T: DeserializeOwned + Serialize>(
 mod tests {
     use super::*;
 
+    /// Upstream `core/webhooks/admission/machinepool.go` `Default` on update: without
+    /// `spec.replicas`, the autoscaler annotations bound the *old* object's replicas (min on
+    /// create); `ValidateUpdate`: `spec.clusterName` is immutable.
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn updates_default_replicas_from_the_stored_object() {
+        let admission = Admission::new().unwrap();
+        let pool = |cluster: &str, replicas: Option<i32>| {
+            let mut doc = serde_json::json!({
+                "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool",
+                "metadata": {"name": "mp", "annotations": {
+                    "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "2",
+                    "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "6"}},
+                "spec": {"clusterName": cluster, "template": {"spec": {"clusterName": cluster,
+                    "bootstrap": {"dataSecretName": "s"},
+                    "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DevMachinePool", "name": "d"}}}}});
+            if let Some(r) = replicas {
+                doc["spec"]["replicas"] = r.into();
+            }
+            doc
+        };
+        let created = admission.admit(&pool("c1", None));
+        assert_eq!(
+            created.machine_pool.unwrap().spec.replicas,
+            Some(2),
+            "min on create"
+        );
+        let stored = admission.admit(&pool("c1", Some(5))).machine_pool.unwrap();
+        let updated = admission.admit_update(&pool("c1", None), &stored);
+        assert_eq!(
+            updated.machine_pool.unwrap().spec.replicas,
+            Some(5),
+            "the old value, within bounds"
+        );
+        let moved = admission.admit_update(&pool("c2", None), &stored);
+        assert!(
+            moved
+                .findings
+                .iter()
+                .any(|f| f.path == "spec.clusterName" && f.message.contains("immutable")),
+            "{:?}",
+            moved.findings
+        );
+    }
+
     #[test]
     fn pointers_become_dotted_paths() {
         assert_eq!(

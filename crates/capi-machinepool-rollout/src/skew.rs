@@ -439,7 +439,7 @@ pub fn not_checked(why: impl fmt::Display) -> SkewFinding {
         severity: Severity::Warning,
         kubelet: None,
         api_servers: Vec::new(),
-        message: format!("version skew not checked: {why}"),
+        message: why.to_string(),
     }
 }
 
