@@ -274,3 +274,74 @@ pub fn compare(
     .flatten()
     .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn pool(template: Value) -> v1beta2::MachinePool {
+        serde_json::from_value(json!({"metadata": {"name": "mp", "namespace": "ns"},
+            "spec": {"clusterName": "c", "template": {"spec": template}}}))
+        .unwrap()
+    }
+
+    fn objects(docs: &[Value]) -> ReferencedObjects {
+        let mut out = ReferencedObjects::default();
+        for d in docs {
+            out.add(d);
+        }
+        out
+    }
+
+    fn infra(spec: Value) -> Value {
+        json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "DockerMachinePool",
+            "metadata": {"name": "d", "namespace": "ns"}, "spec": spec})
+    }
+
+    #[test]
+    fn no_change_is_silent() {
+        let p = pool(json!({"version": "v1.34.0", "bootstrap": {"dataSecretName": "s"}}));
+        let o = objects(&[infra(json!({"a": 1}))]);
+        assert!(compare(&p, &p, &o, &o).is_empty());
+    }
+
+    #[test]
+    fn data_secret_and_infrastructure_changes_are_notes() {
+        let ref_to = |name: &str| json!({"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachinePool", "name": name});
+        let old =
+            pool(json!({"bootstrap": {"dataSecretName": "a"}, "infrastructureRef": ref_to("d")}));
+        let new =
+            pool(json!({"bootstrap": {"dataSecretName": "b"}, "infrastructureRef": ref_to("e")}));
+        let none = ReferencedObjects::default();
+        let changes = compare(&old, &new, &none, &none);
+        let kinds: Vec<_> = changes.iter().map(|c| (c.kind, c.severity)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (ChangeKind::BootstrapDataSecret, None),
+                (ChangeKind::InfrastructureRef, None)
+            ]
+        );
+        let edited = compare(
+            &old,
+            &old,
+            &objects(&[infra(json!({"a": 1}))]),
+            &objects(&[infra(json!({"a": 2}))]),
+        );
+        assert_eq!(edited.len(), 1);
+        assert_eq!(edited[0].kind, ChangeKind::InfrastructureEditedInPlace);
+        assert_eq!(
+            edited[0].to_string(),
+            "infrastructure-edited-in-place: DockerMachinePool d spec: edited: whether running instances are replaced is the infrastructure provider's choice"
+        );
+    }
+
+    #[test]
+    fn only_referenced_groups_are_kept() {
+        let mut o = ReferencedObjects::default();
+        assert!(!o.add(&json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}})));
+        assert!(o.add(&infra(json!({}))));
+    }
+}
