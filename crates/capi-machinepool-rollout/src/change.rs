@@ -140,104 +140,107 @@ fn note(kind: ChangeKind, field: &str, message: String) -> PoolChange {
     }
 }
 
-fn version_change(old: &v1beta2::MachinePool, new: &v1beta2::MachinePool) -> Option<PoolChange> {
-    let (a, b) = (
-        &old.spec.template.spec.version,
-        &new.spec.template.spec.version,
-    );
-    (a != b).then(|| {
-        note(
-            ChangeKind::Version,
-            "spec.template.spec.version",
-            format!(
-                "{} -> {}: the infrastructure provider rolls out instances at the new version",
-                Excerpt::new(a),
-                Excerpt::new(b)
-            ),
-        )
-    })
+/// The two sides of an update.
+struct Update<'a> {
+    old: &'a v1beta2::MachinePool,
+    new: &'a v1beta2::MachinePool,
+    old_objects: &'a ReferencedObjects,
+    new_objects: &'a ReferencedObjects,
 }
 
-fn bootstrap_changes(
-    old: &v1beta2::MachinePool,
-    new: &v1beta2::MachinePool,
-    old_objects: &ReferencedObjects,
-    new_objects: &ReferencedObjects,
-) -> Option<PoolChange> {
-    let namespace = new.metadata.namespace.as_deref().unwrap_or_default();
-    let (a, b) = (
-        &old.spec.template.spec.bootstrap,
-        &new.spec.template.spec.bootstrap,
-    );
-    if a.config_ref != b.config_ref {
-        return Some(note(
-            ChangeKind::BootstrapConfigRenamed,
-            "spec.template.spec.bootstrap.configRef",
-            format!(
-                "{} -> {}: a new bootstrap config; providers roll out instances with its data (cluster-api#10496)",
-                reference(&a.config_ref),
-                reference(&b.config_ref)
-            ),
-        ));
+impl Update<'_> {
+    fn namespace(&self) -> &str {
+        self.new.metadata.namespace.as_deref().unwrap_or_default()
     }
-    if b.config_ref.is_defined()
-        && let (Some(before), Some(after)) = (
-            old_objects.spec(namespace, &a.config_ref),
-            new_objects.spec(namespace, &b.config_ref),
-        )
-        && before != after
-    {
-        return Some(PoolChange {
-            kind: ChangeKind::BootstrapConfigEditedInPlace,
-            severity: Some(Severity::Warning),
-            field: format!("{} spec", reference(&b.config_ref)),
-            message: "edited in place under the same name: running instances keep their old bootstrap data and no rollout starts (cluster-api#8858); create a config with a new name and point spec.template.spec.bootstrap.configRef at it".to_owned(),
-        });
-    }
-    (a.data_secret_name != b.data_secret_name && !b.config_ref.is_defined()).then(|| {
-        note(
-            ChangeKind::BootstrapDataSecret,
-            "spec.template.spec.bootstrap.dataSecretName",
-            format!(
-                "{} -> {}: instances created from now on use the new data; whether running ones are replaced is the infrastructure provider's choice",
-                Excerpt::new(a.data_secret_name.as_deref().unwrap_or("(none)")),
-                Excerpt::new(b.data_secret_name.as_deref().unwrap_or("(none)"))
-            ),
-        )
-    })
-}
 
-fn infrastructure_changes(
-    old: &v1beta2::MachinePool,
-    new: &v1beta2::MachinePool,
-    old_objects: &ReferencedObjects,
-    new_objects: &ReferencedObjects,
-) -> Option<PoolChange> {
-    let namespace = new.metadata.namespace.as_deref().unwrap_or_default();
-    let (a, b) = (
-        &old.spec.template.spec.infrastructure_ref,
-        &new.spec.template.spec.infrastructure_ref,
-    );
-    if a != b {
-        return Some(note(
-            ChangeKind::InfrastructureRef,
-            "spec.template.spec.infrastructureRef",
-            format!(
-                "{} -> {}: the pool's instances are managed by another InfraMachinePool",
-                reference(a),
-                reference(b)
-            ),
-        ));
-    }
-    let before = old_objects.spec(namespace, a)?;
-    let after = new_objects.spec(namespace, b)?;
-    (before != after).then(|| {
-        note(
-            ChangeKind::InfrastructureEditedInPlace,
-            &format!("{} spec", reference(b)),
-            "edited: whether running instances are replaced is the infrastructure provider's choice".to_owned(),
+    /// True when both sides hold the referenced object and its `spec` differs.
+    fn edited(&self, r: &ContractVersionedObjectReference) -> bool {
+        let ns = self.namespace();
+        matches!(
+            (self.old_objects.spec(ns, r), self.new_objects.spec(ns, r)),
+            (Some(before), Some(after)) if before != after
         )
-    })
+    }
+
+    fn version(&self) -> Option<PoolChange> {
+        let (a, b) = (
+            &self.old.spec.template.spec.version,
+            &self.new.spec.template.spec.version,
+        );
+        (a != b).then(|| {
+            note(
+                ChangeKind::Version,
+                "spec.template.spec.version",
+                format!(
+                    "{} -> {}: the infrastructure provider rolls out instances at the new version",
+                    Excerpt::new(a),
+                    Excerpt::new(b)
+                ),
+            )
+        })
+    }
+
+    fn bootstrap(&self) -> Option<PoolChange> {
+        let (a, b) = (
+            &self.old.spec.template.spec.bootstrap,
+            &self.new.spec.template.spec.bootstrap,
+        );
+        if a.config_ref != b.config_ref {
+            return Some(note(
+                ChangeKind::BootstrapConfigRenamed,
+                "spec.template.spec.bootstrap.configRef",
+                format!(
+                    "{} -> {}: a new bootstrap config; providers roll out instances with its data (cluster-api#10496)",
+                    reference(&a.config_ref),
+                    reference(&b.config_ref)
+                ),
+            ));
+        }
+        if b.config_ref.is_defined() && self.edited(&b.config_ref) {
+            return Some(PoolChange {
+                kind: ChangeKind::BootstrapConfigEditedInPlace,
+                severity: Some(Severity::Warning),
+                field: format!("{} spec", reference(&b.config_ref)),
+                message: "edited in place under the same name: running instances keep their old bootstrap data and no rollout starts (cluster-api#8858); create a config with a new name and point spec.template.spec.bootstrap.configRef at it".to_owned(),
+            });
+        }
+        (a.data_secret_name != b.data_secret_name && !b.config_ref.is_defined()).then(|| {
+            note(
+                ChangeKind::BootstrapDataSecret,
+                "spec.template.spec.bootstrap.dataSecretName",
+                format!(
+                    "{} -> {}: instances created from now on use the new data; whether running ones are replaced is the infrastructure provider's choice",
+                    Excerpt::new(a.data_secret_name.as_deref().unwrap_or("(none)")),
+                    Excerpt::new(b.data_secret_name.as_deref().unwrap_or("(none)"))
+                ),
+            )
+        })
+    }
+
+    fn infrastructure(&self) -> Option<PoolChange> {
+        let (a, b) = (
+            &self.old.spec.template.spec.infrastructure_ref,
+            &self.new.spec.template.spec.infrastructure_ref,
+        );
+        if a != b {
+            return Some(note(
+                ChangeKind::InfrastructureRef,
+                "spec.template.spec.infrastructureRef",
+                format!(
+                    "{} -> {}: the pool's instances are managed by another InfraMachinePool",
+                    reference(a),
+                    reference(b)
+                ),
+            ));
+        }
+        self.edited(b).then(|| {
+            note(
+                ChangeKind::InfrastructureEditedInPlace,
+                &format!("{} spec", reference(b)),
+                "edited: whether running instances are replaced is the infrastructure provider's choice".to_owned(),
+            )
+        })
+    }
 }
 
 /// Compares the stored pool `old` with its update `new` (both admitted v1beta2 objects);
@@ -265,10 +268,16 @@ pub fn compare(
     old_objects: &ReferencedObjects,
     new_objects: &ReferencedObjects,
 ) -> Vec<PoolChange> {
+    let update = Update {
+        old,
+        new,
+        old_objects,
+        new_objects,
+    };
     [
-        version_change(old, new),
-        bootstrap_changes(old, new, old_objects, new_objects),
-        infrastructure_changes(old, new, old_objects, new_objects),
+        update.version(),
+        update.bootstrap(),
+        update.infrastructure(),
     ]
     .into_iter()
     .flatten()
