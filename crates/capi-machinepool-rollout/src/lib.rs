@@ -12,14 +12,24 @@
 //!   above, as one [`ValidationReport`] per stream; `capi-machinepool validate` prints it.
 //!
 //! Severities are [`capi_diagnostics::Severity`], the one severity type of the workspace.
+//!
+//! The default feature `validation` brings [`Validation`] and with it the admission pipeline
+//! (JSON schemas, upstream's webhook). A controller that only needs the policy, control plane
+//! versions or change comparison uses `default-features = false` and compiles none of it:
+//!
+//! ```toml
+//! capi-machinepool-rollout = { version = "0.1", default-features = false }
+//! ```
 #![deny(missing_docs)]
 
 pub mod change;
 pub mod control_plane;
 mod pool;
 pub mod skew;
+#[cfg(feature = "validation")]
 mod validation;
 
 pub use capi_diagnostics::Severity;
 pub use pool::{kubelet_versions, pool_skew};
+#[cfg(feature = "validation")]
 pub use validation::{PoolFinding, PoolReport, Validation, ValidationReport};
