@@ -1,11 +1,14 @@
-//! `validate`'s pipeline (schema, decode, up-conversion, defaulting, validation) and the skew
-//! check never panic on arbitrary documents; control planes may come from the same stream.
+//! `validate`'s library path (`capi_machinepool_rollout::Validation`: schema, decode,
+//! up-conversion, defaulting, validation, version skew against control planes of the same
+//! stream, and the comparison with stored objects) never panics on arbitrary documents. The
+//! first half of the stream is the stored objects, the second the update.
 #![no_main]
 
 use std::sync::OnceLock;
 
 use capi_machinepool_admission::Admission;
-use capi_machinepool_admission::rollout::{ControlPlanes, check_pool};
+use capi_machinepool_rollout::Validation;
+use capi_machinepool_rollout::skew::VersionAt;
 use capi_manifests::{Limits, load::documents};
 use libfuzzer_sys::fuzz_target;
 
@@ -17,19 +20,14 @@ fn admission() -> &'static Admission {
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(docs) = documents(text, "fuzz", &Limits::default()) else { return };
-    let mut control_planes = ControlPlanes::new();
-    for doc in &docs {
-        control_planes.add(&doc.value);
+    let (stored, update) = docs.split_at(docs.len() / 2);
+    let mut validation = Validation::new(admission())
+        .with_control_plane_version(VersionAt::new("v1.33.0", "fuzz"));
+    for doc in stored {
+        validation.add_stored(&doc.value);
     }
-    for doc in &docs {
-        let admitted = admission().admit(&doc.value);
-        for finding in &admitted.findings {
-            let _ = finding.to_string();
-        }
-        if let Some(mp) = &admitted.machine_pool {
-            for skew in check_pool(mp, &control_planes, Some("v1.33.0")) {
-                let _ = skew.to_string();
-            }
-        }
+    for doc in update {
+        validation.add("fuzz", &doc.value);
     }
+    let _ = validation.finish().to_string();
 });
