@@ -161,7 +161,9 @@ impl ControlPlanes {
                 ))
             })
             .collect();
-        if versions.is_empty() {
+        // A control plane without versions is kept (to say so); other objects without versions
+        // are no control plane.
+        if versions.is_empty() && group != CONTROL_PLANE_GROUP {
             return false;
         }
         let cluster_label = doc
@@ -243,12 +245,23 @@ impl ControlPlanes {
             return ControlPlaneVersions::Found(labelled);
         }
         let mut all = self.group_control_planes();
-        if let (true, Some((_, only)), None) = (self.clusters.is_empty(), all.next(), all.next()) {
-            return ControlPlaneVersions::Found(only.versions.clone());
+        if let (true, Some((key, only)), None) = (self.clusters.is_empty(), all.next(), all.next())
+        {
+            return Self::versions_of(only, &format!("{} {}", key.1, key.3));
         }
         ControlPlaneVersions::Unknown(format!(
             "{cluster_at} and its control plane are not in the input"
         ))
+    }
+
+    fn versions_of(cp: &Candidate, name: &str) -> ControlPlaneVersions {
+        if cp.versions.is_empty() {
+            ControlPlaneVersions::Unknown(format!(
+                "the control plane {name} has neither spec.version nor status.version"
+            ))
+        } else {
+            ControlPlaneVersions::Found(cp.versions.clone())
+        }
     }
 
     fn for_known_cluster(
@@ -265,8 +278,8 @@ impl ControlPlanes {
                 r.name.clone(),
             ))
         });
-        if let Some(cp) = named {
-            return ControlPlaneVersions::Found(cp.versions.clone());
+        if let (Some(cp), Some(r)) = (named, &cluster.control_plane_ref) {
+            return Self::versions_of(cp, &r.to_string());
         }
         if let Some(desired) = &cluster.topology_version {
             return ControlPlaneVersions::Desired(desired.clone());
@@ -362,6 +375,13 @@ mod tests {
             versions(cps.for_cluster("ns", "other")).len(),
             1,
             "the only control plane"
+        );
+        let mut empty = ControlPlanes::new();
+        assert!(empty.add(&json!({"apiVersion": "controlplane.cluster.x-k8s.io/v1beta2", "kind": "KubeadmControlPlane",
+            "metadata": {"name": "cp", "namespace": "ns"}, "spec": {"replicas": 1}})));
+        assert_eq!(
+            empty.for_cluster("ns", "c1"),
+            ControlPlaneVersions::Unknown("the control plane KubeadmControlPlane cp has neither spec.version nor status.version".into())
         );
         // A Machine has spec.version too, but is no control plane unless a Cluster names it.
         let mut machines = ControlPlanes::new();
