@@ -551,7 +551,7 @@ pub fn machines_ready(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     let t = ct::MACHINES_READY;
     let replicas = current_replicas(mp);
     match inputs.machines {
-        MachinePoolMachines::Supported(machines) if machines.is_empty() => nothing_to_aggregate(
+        MachinePoolMachines::Supported([]) => nothing_to_aggregate(
             mp,
             t,
             reason::READY_UNKNOWN,
@@ -992,4 +992,45 @@ pub fn apply(target: &mut MachinePool, inputs: &Inputs<'_>) -> bool {
                 status.available_replicas,
                 status.up_to_date_replicas,
             ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kubelet versions as managed services report them (`kubectl get nodes -o wide`, column
+    /// VERSION): EKS `v1.29.0-eks-5e0fdde`, GKE `v1.29.1-gke.1589018`, k3s `v1.29.0+k3s1`;
+    /// AKS and kubeadm report the plain release.
+    #[test]
+    fn runs_version_table() {
+        let cases = [
+            ("v1.35.0", "v1.35.0", true),
+            ("1.35.0", "v1.35.0", true),
+            ("v1.29.0", "v1.29.0-eks-5e0fdde", true),
+            ("v1.29.1", "v1.29.1-gke.1589018", true),
+            ("v1.29.0", "v1.29.0+k3s1", true),
+            ("v1.35.0", "v1.34.2", false),
+            ("v1.35.0", "v1.35.01", false),
+            ("v1.35.0", "v1.35", false),
+            ("v1.37.0-rc.1", "v1.37.0-rc.1", true),
+            ("v1.37.0-rc.1", "v1.37.0", false),
+            ("v1.37.0-rc.1", "v1.37.0-rc.1-eks-1", false),
+        ];
+        for (desired, actual, want) in cases {
+            assert_eq!(runs_version(desired, actual), want, "{desired} vs {actual}");
+        }
+    }
+
+    #[test]
+    fn tally_without_template_version_counts_every_replica() {
+        let mut mp = MachinePool::default();
+        mp.status.replicas = Some(4);
+        assert_eq!(
+            version_tally(&mp),
+            VersionTally {
+                at_template: 4,
+                behind: Vec::new()
+            }
+        );
+    }
 }

@@ -10,7 +10,8 @@
 //! 1. the controller observed the current generation ([`Pending::GenerationNotObserved`]);
 //! 2. `RollingOut` is reported for that generation and is False ([`Pending::RollingOut`] and
 //!    friends);
-//! 3. every `status.versions` entry runs the template version, and the entries cover every
+//! 3. every `status.versions` entry runs the template version (see
+//!    [`runs_version`](crate::machine_pool::runs_version)), and the entries account for every
 //!    desired replica ([`Pending::VersionsBehind`], [`Pending::VersionsIncomplete`]);
 //! 4. `status.replicas`, `upToDateReplicas`, `readyReplicas` and `availableReplicas` all equal
 //!    `spec.replicas` (the v1beta2 counters, whose meaning the improve-status proposal defines).
@@ -103,10 +104,10 @@ pub enum Pending {
         /// The entries on another version (version, replicas).
         behind: Vec<(String, i32)>,
     },
-    /// `status.versions` accounts for fewer replicas than desired at the template version
-    /// (instances whose Node has not joined, or reported no kubelet version).
+    /// `status.versions` accounts for fewer replicas than desired (instances whose Node has not
+    /// joined, or reported no kubelet version).
     VersionsIncomplete {
-        /// Replicas reported at the template version.
+        /// Replicas `status.versions` accounts for.
         reported: i32,
         /// `spec.replicas`.
         desired: i32,
@@ -190,7 +191,7 @@ impl fmt::Display for Pending {
             }
             Self::VersionsIncomplete { reported, desired } => write!(
                 f,
-                "status.versions reports {reported} of {desired} replicas at the template version"
+                "status.versions accounts for {reported} of {desired} replicas"
             ),
             Self::Counter {
                 counter,
@@ -281,11 +282,9 @@ fn versions_check(mp: &MachinePool, desired: i32) -> Vec<Pending> {
             behind: tally.behind.clone(),
         });
     }
-    if tally.at_template < desired {
-        out.push(Pending::VersionsIncomplete {
-            reported: tally.at_template,
-            desired,
-        });
+    let reported = tally.at_template.saturating_add(tally.not_at_template());
+    if reported < desired {
+        out.push(Pending::VersionsIncomplete { reported, desired });
     }
     out
 }
@@ -307,4 +306,59 @@ fn counters_check(mp: &MachinePool, desired: i32) -> Vec<Pending> {
         desired,
     })
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::new_condition;
+
+    fn pool() -> MachinePool {
+        let mut mp = MachinePool::default();
+        mp.metadata.generation = Some(5);
+        mp.spec.replicas = Some(1);
+        mp.status.observed_generation = 5;
+        mp.status.replicas = Some(1);
+        mp.status.ready_replicas = Some(1);
+        mp.status.available_replicas = Some(1);
+        mp.status.up_to_date_replicas = Some(1);
+        mp
+    }
+
+    fn with_rolling_out(mut mp: MachinePool, observed: Option<i64>) -> MachinePool {
+        let mut c = new_condition(ct::ROLLING_OUT, FALSE, "NotRollingOut", "");
+        c.observed_generation = observed;
+        mp.status.conditions = Some(vec![c]);
+        mp
+    }
+
+    #[test]
+    fn complete_without_template_version() {
+        assert_eq!(
+            upgrade_verdict(&with_rolling_out(pool(), Some(5))),
+            UpgradeVerdict::Complete
+        );
+    }
+
+    /// A RollingOut condition from before the version bump proves nothing (cluster-api#10059:
+    /// conditions lag the generation).
+    #[test]
+    fn stale_rolling_out_is_pending() {
+        assert_eq!(
+            upgrade_verdict(&with_rolling_out(pool(), Some(4))).pending(),
+            [Pending::RollingOutStale {
+                observed: Some(4),
+                generation: 5
+            }]
+        );
+    }
+
+    #[test]
+    fn unset_replicas_and_counters() {
+        let mut mp = with_rolling_out(pool(), Some(5));
+        mp.spec.replicas = None;
+        assert_eq!(upgrade_verdict(&mp).pending(), [Pending::ReplicasUnset]);
+        mp.spec.replicas = Some(2);
+        assert_eq!(upgrade_verdict(&mp).pending().len(), 4);
+    }
 }
