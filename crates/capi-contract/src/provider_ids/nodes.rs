@@ -27,6 +27,7 @@ pub struct NodeId {
     /// `metadata.name`.
     pub name: String,
     /// `spec.providerID`.
+    #[serde(rename = "providerID")]
     pub provider_id: String,
 }
 
@@ -35,6 +36,7 @@ pub struct NodeId {
 #[serde(rename_all = "camelCase")]
 pub struct Matched {
     /// The listed ID.
+    #[serde(rename = "providerID")]
     pub provider_id: String,
     /// The Node upstream references (the last one listed when several share the ID).
     pub node: String,
@@ -73,6 +75,7 @@ pub struct NearMiss {
 #[serde(rename_all = "camelCase")]
 pub struct ListedMoreThanOnce {
     /// The ID.
+    #[serde(rename = "providerID")]
     pub provider_id: String,
     /// How often it is listed.
     pub occurrences: usize,
@@ -85,6 +88,7 @@ pub struct ListedMoreThanOnce {
 #[serde(rename_all = "camelCase")]
 pub struct SharedByNodes {
     /// The ID.
+    #[serde(rename = "providerID")]
     pub provider_id: String,
     /// The Nodes, in the order given.
     pub nodes: Vec<String>,
