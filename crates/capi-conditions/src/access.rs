@@ -207,3 +207,42 @@ impl From<&views::Machine> for ConditionSet {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{get, new_condition};
+
+    /// A Machine as `kube::Api::<views::Machine>` returns it feeds the conditions code directly,
+    /// and converts to a [`ConditionSet`] with the same identity and conditions.
+    #[test]
+    fn machine_view_is_a_condition_source() {
+        let machine: views::Machine = serde_json::from_value(serde_json::json!({
+            "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
+            "metadata": {"name": "cp-0", "generation": 2, "labels": {"cluster.x-k8s.io/control-plane": ""}},
+            "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Ready",
+                "message": "", "lastTransitionTime": "2026-11-30T10:00:00Z"}]}
+        }))
+        .unwrap_or_default();
+        assert_eq!(
+            get(&machine, "Ready").map(|c| c.status.as_str()),
+            Some("True")
+        );
+        assert_eq!(machine.object_kind(), "Machine");
+        let set = ConditionSet::from(&machine);
+        assert_eq!(
+            set,
+            ConditionSet {
+                kind: "Machine".into(),
+                name: "cp-0".into(),
+                generation: Some(2),
+                conditions: vec![{
+                    let mut c = new_condition("Ready", "True", "Ready", "");
+                    c.last_transition_time = machine.conditions()[0].last_transition_time.clone();
+                    c
+                }],
+                control_plane_machine: true,
+            }
+        );
+    }
+}
