@@ -133,8 +133,9 @@ fn without_v(version: &str) -> &str {
 /// Equal versions match (a leading `v` is optional on both). A desired release version
 /// (`v1.29.0`, no pre-release or build part) also matches a kubelet version that only adds a
 /// vendor suffix after `-` or `+`: managed pools report kubelets such as `v1.29.0-eks-5e0fdde`
-/// (EKS), `v1.29.1-gke.1589018` (GKE) or `v1.29.0+k3s1`. A desired pre-release
-/// (`v1.37.0-rc.1`) must match exactly.
+/// (EKS), `v1.29.1-gke.1589018` (GKE) or `v1.29.0+k3s1`. A Kubernetes pre-release of it
+/// (`v1.29.0-rc.1`) is another version, and a desired pre-release (`v1.37.0-rc.1`) must match
+/// exactly.
 ///
 /// ```
 /// use capi_conditions::machine_pool::runs_version;
@@ -143,6 +144,7 @@ fn without_v(version: &str) -> &str {
 /// assert!(!runs_version("v1.35.0", "v1.34.2"));
 /// assert!(!runs_version("v1.35.0", "v1.35.01"));
 /// assert!(!runs_version("v1.37.0-rc.1", "v1.37.0"));
+/// assert!(!runs_version("v1.37.0", "v1.37.0-rc.1"));
 /// ```
 #[must_use]
 pub fn runs_version(desired: &str, actual: &str) -> bool {
@@ -151,10 +153,27 @@ pub fn runs_version(desired: &str, actual: &str) -> bool {
         return true;
     }
     let desired_is_release = !desired.contains(['-', '+']);
-    desired_is_release
-        && actual
-            .strip_prefix(desired)
-            .is_some_and(|rest| rest.starts_with(['-', '+']))
+    desired_is_release && actual.strip_prefix(desired).is_some_and(is_vendor_suffix)
+}
+
+/// A build suffix a vendor adds to a release (`+k3s1`, `-eks-5e0fdde`, `-gke.1589018`), as
+/// opposed to a Kubernetes pre-release (`-alpha.N`, `-beta.N`, `-rc.N`, the only pre-release
+/// names Kubernetes releases use), which is another version.
+fn is_vendor_suffix(rest: &str) -> bool {
+    if rest.starts_with('+') {
+        return true;
+    }
+    let Some(tag) = rest.strip_prefix('-') else {
+        return false;
+    };
+    let pre_release = ["alpha", "beta", "rc"].iter().any(|p| {
+        tag.strip_prefix(p).is_some_and(|after| {
+            after.is_empty()
+                || after.starts_with(['.', '-'])
+                || after.starts_with(|c: char| c.is_ascii_digit())
+        })
+    });
+    !tag.is_empty() && !pre_release
 }
 
 /// Replicas of `status.versions` at the template version and on other versions. Without a
@@ -1015,6 +1034,12 @@ mod tests {
             ("v1.37.0-rc.1", "v1.37.0-rc.1", true),
             ("v1.37.0-rc.1", "v1.37.0", false),
             ("v1.37.0-rc.1", "v1.37.0-rc.1-eks-1", false),
+            // Kubernetes pre-releases are other versions (found by the property test in
+            // tests/upgrade.rs): alpha, beta and rc are the only names Kubernetes uses.
+            ("v1.35.0", "v1.35.0-rc.1", false),
+            ("v1.35.0", "v1.35.0-alpha.3", false),
+            ("v1.35.0", "v1.35.0-beta.0", false),
+            ("v1.35.0", "v1.35.0-", false),
         ];
         for (desired, actual, want) in cases {
             assert_eq!(runs_version(desired, actual), want, "{desired} vs {actual}");

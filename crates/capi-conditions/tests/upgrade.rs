@@ -469,3 +469,68 @@ fn pending_reasons_print() {
         ]
     );
 }
+
+mod props {
+    use super::*;
+    use capi_machinepool_api::v1beta2::StatusVersion;
+    use proptest::prelude::*;
+
+    /// Kubelet versions around the target v1.35.0, with whether each runs it, decided here by
+    /// hand (v1.35.0 itself and its EKS build do; other releases and the rc do not).
+    const KUBELETS: [(&str, bool); 5] = [
+        ("v1.34.2", false),
+        ("v1.35.0", true),
+        ("v1.35.0-eks-3025e55", true),
+        ("v1.35.0-rc.1", false),
+        ("v1.36.0", false),
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(capi_test_support::proptest_cases(256)))]
+
+        /// Without MachinePool Machines, for any status.versions (distinct versions, as the
+        /// list-map requires) and any status.replicas: upToDateReplicas is the replicas at
+        /// v1.35.0, RollingOut is True exactly when some replica is on another version,
+        /// MachinesUpToDate is NoReplicas only at zero replicas, and the gate is Complete only
+        /// when everything matches.
+        #[test]
+        fn counters_rolling_out_and_gate_agree(
+            counts in proptest::collection::vec(0_i32..4, KUBELETS.len()),
+            extra in 0_i32..3,
+        ) {
+            let mut mp = load("not-supported-upgraded.yaml").pool;
+            let versions: Vec<StatusVersion> = KUBELETS
+                .iter()
+                .zip(&counts)
+                .filter(|(_, n)| **n > 0)
+                .map(|((v, _), n)| StatusVersion { version: (*v).into(), replicas: *n })
+                .collect();
+            let at: i32 = KUBELETS.iter().zip(&counts).filter(|((_, ok), _)| *ok).map(|(_, n)| n).sum();
+            let behind: i32 = KUBELETS.iter().zip(&counts).filter(|((_, ok), _)| !*ok).map(|(_, n)| n).sum();
+            let replicas = at + behind + extra;
+            mp.spec.replicas = Some(replicas);
+            mp.status.replicas = Some(replicas);
+            mp.status.versions = (!versions.is_empty()).then_some(versions);
+            let now = Time(Timestamp::from_second(NOW).unwrap());
+            let inputs = Inputs {
+                infra: External::NotFound,
+                infra_contract: Contract::V1Beta2,
+                bootstrap: External::NotFound,
+                machines: MachinePoolMachines::NotSupported,
+                cluster_paused: false,
+                now: &now,
+            };
+            prop_assert_eq!(replica_counters(&mp, &inputs).up_to_date_replicas, Some(at));
+            let rolling = machine_pool::rolling_out(&mp, &inputs);
+            prop_assert_eq!(rolling.status == "True", behind > 0);
+            let up_to_date = machine_pool::machines_up_to_date(&mp, &inputs);
+            prop_assert_eq!(up_to_date.reason == "NoReplicas", replicas == 0);
+            prop_assert_eq!(up_to_date.status == "True", behind == 0 && extra == 0);
+            machine_pool::apply(&mut mp, &inputs);
+            prop_assert_eq!(
+                upgrade_verdict(&mp).is_complete(),
+                behind == 0 && extra == 0
+            );
+        }
+    }
+}
