@@ -3,7 +3,7 @@
 //!
 //! `cargo run -p capi-machinepool-examples --example machine_pool_status`
 
-use capi_conditions::machine_pool::{self, External, Inputs};
+use capi_conditions::machine_pool::{self, External, Inputs, MachinePoolMachines};
 use capi_contract::Contract;
 use capi_contract::reader::InfraMachinePoolReader;
 use capi_machinepool_api::v1beta2::MachinePool;
@@ -44,7 +44,9 @@ fn main() -> Result<(), String> {
         infra: External::Found(&infra),
         infra_contract: Contract::V1Beta2,
         bootstrap: External::Found(&bootstrap),
-        machines: None,
+        // The InfraMachinePool says whether it provides MachinePool Machines; a controller
+        // passes the Machines it listed with `kube::Api::<views::Machine>` (here: none).
+        machines: MachinePoolMachines::detect(External::Found(&infra), Some(&[])),
         cluster_paused: false,
         now: &now,
     };

@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use capi_machinepool_api::{v1beta1, v1beta2};
+use capi_machinepool_api::{v1beta1, v1beta2, views};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube_core::Resource;
 
@@ -130,6 +130,11 @@ macro_rules! impl_conditions {
 
 crate::impl_conditions!(v1beta2::MachinePool => status.conditions);
 
+// A Machine as a controller lists it with `kube::Api::<views::Machine>`: the conditions code
+// (aggregation, the MachinePool conditions) reads it directly; its kind and name come from
+// `kube_core::Resource`.
+crate::impl_conditions!(views::Machine => status.conditions);
+
 /// On a v1beta1 MachinePool the v1beta2 conditions live in `status.v1beta2.conditions`.
 impl HasConditions for v1beta1::MachinePool {
     fn conditions(&self) -> &[Condition] {
@@ -150,7 +155,9 @@ impl ConditionsMut for v1beta1::MachinePool {
     }
 }
 
-/// A plain holder of conditions with a kind and name (e.g. one Machine of a pool).
+/// A plain holder of conditions with a kind and name, for objects that have no Rust type (or
+/// for tests). A Machine needs none: [`views::Machine`] implements [`HasConditions`] and
+/// [`ObjectIdentity`]; `ConditionSet::from(&machine)` copies one when an owned holder is needed.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ConditionSet {
     /// Kind of the owner.
@@ -179,5 +186,63 @@ impl ObjectIdentity for ConditionSet {
     }
     fn is_control_plane_machine(&self) -> bool {
         self.control_plane_machine
+    }
+}
+
+/// The label upstream puts on control-plane Machines (`cluster.x-k8s.io/control-plane`).
+const CONTROL_PLANE_LABEL: &str = "cluster.x-k8s.io/control-plane";
+
+impl From<&views::Machine> for ConditionSet {
+    fn from(machine: &views::Machine) -> Self {
+        Self {
+            kind: "Machine".to_owned(),
+            name: machine.object_name().into_owned(),
+            generation: machine.metadata.generation,
+            conditions: machine.conditions().to_vec(),
+            control_plane_machine: machine
+                .metadata
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.contains_key(CONTROL_PLANE_LABEL)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{get, new_condition};
+
+    /// A Machine as `kube::Api::<views::Machine>` returns it feeds the conditions code directly,
+    /// and converts to a [`ConditionSet`] with the same identity and conditions.
+    #[test]
+    fn machine_view_is_a_condition_source() {
+        let machine: views::Machine = serde_json::from_value(serde_json::json!({
+            "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
+            "metadata": {"name": "cp-0", "generation": 2, "labels": {"cluster.x-k8s.io/control-plane": ""}},
+            "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Ready",
+                "message": "", "lastTransitionTime": "2026-11-30T10:00:00Z"}]}
+        }))
+        .unwrap_or_default();
+        assert_eq!(
+            get(&machine, "Ready").map(|c| c.status.as_str()),
+            Some("True")
+        );
+        assert_eq!(machine.object_kind(), "Machine");
+        let set = ConditionSet::from(&machine);
+        assert_eq!(
+            set,
+            ConditionSet {
+                kind: "Machine".into(),
+                name: "cp-0".into(),
+                generation: Some(2),
+                conditions: vec![{
+                    let mut c = new_condition("Ready", "True", "Ready", "");
+                    c.last_transition_time = machine.conditions()[0].last_transition_time.clone();
+                    c
+                }],
+                control_plane_machine: true,
+            }
+        );
     }
 }

@@ -8,7 +8,9 @@
 //!   upstream's priorities and message formats.
 //! * [`v1beta1`]: deprecated conditions with severity.
 //! * [`machine_pool`]: the MachinePool v1beta2 conditions and replica counters upstream has
-//!   not implemented yet, computed from plain inputs.
+//!   not implemented yet, computed from plain inputs (the pool's Machines are the
+//!   `capi_machinepool_api::views::Machine` objects a controller lists).
+//! * [`upgrade`]: one verdict a client can gate an upgrade on (cluster-api#10059).
 //!
 //! Time is always passed in (`now`), so results are deterministic.
 #![deny(missing_docs)]
@@ -24,6 +26,7 @@ pub mod summary;
 pub mod time;
 pub mod types;
 pub mod unstructured;
+pub mod upgrade;
 pub mod v1beta1;
 pub mod validate;
 

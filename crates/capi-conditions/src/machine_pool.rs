@@ -2,18 +2,21 @@
 //!
 //! Upstream's MachinePool controller still sets only `Paused`. This module computes every
 //! condition of the improve-status proposal with the reasons and messages upstream uses for
-//! MachineDeployment/MachineSet/Machine; `docs/conditions.md` lists every rule.
-
-use std::borrow::Cow;
+//! MachineDeployment/MachineSet/Machine; `docs/conditions.md` lists every rule, and its section
+//! "Upgrade progress" the states of a pool with and without MachinePool Machines.
+//!
+//! The pool's Machines are the [`views::Machine`](capi_machinepool_api::views::Machine) objects
+//! a controller lists with `kube::Api::<views::Machine>`; they are passed as they are.
 
 use capi_contract::Contract;
 use capi_contract::reader::{InfraMachinePoolReader, ReadResultExt};
 use capi_machinepool_api::constants::PAUSED_ANNOTATION;
 use capi_machinepool_api::v1beta2::MachinePool;
+use capi_machinepool_api::views::Machine;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube_core::DynamicObject;
 
-use crate::access::{ConditionSource, ObjectIdentity};
+use crate::access::ConditionSource;
 use crate::aggregate::{AggregateOptions, aggregate};
 use crate::merge::Reasons;
 use crate::mirror::{Fallback, MirrorOptions, mirror};
@@ -33,31 +36,60 @@ pub enum External<'a> {
     ReadError,
 }
 
-/// A Machine of the pool (MachinePool Machines), reduced to what the conditions need.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct PoolMachine {
-    /// Name.
-    pub name: String,
-    /// Its v1beta2 conditions (Ready, Available, UpToDate, HealthCheckSucceeded, ...).
-    pub conditions: Vec<Condition>,
-    /// Creation time.
-    pub creation_timestamp: Option<Time>,
-    /// Deletion time, when being deleted.
-    pub deletion_timestamp: Option<Time>,
+/// Whether the pool's InfraMachinePool provides MachinePool Machines (one Cluster API
+/// `Machine` per replica), and if so the pool's Machines.
+///
+/// The three states are those of upstream PR #13929 (cluster-api#10059): a pool known to have
+/// Machines, a pool known to have none (typical of managed pools: AKS, EKS, OKE), and a pool
+/// whose InfraMachinePool could not be read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MachinePoolMachines<'a> {
+    /// The InfraMachinePool sets `status.infrastructureMachineKind` (or Machines of the pool
+    /// exist): these are the pool's Machines, as listed with `kube::Api::<views::Machine>`.
+    Supported(&'a [Machine]),
+    /// The InfraMachinePool was read and sets no `status.infrastructureMachineKind`: replicas
+    /// have no Machine, and `status.versions` (from the Nodes' kubelets) is all there is.
+    NotSupported,
+    /// Cannot tell: the InfraMachinePool could not be read and no Machine of the pool is known,
+    /// or the Machines could not be listed.
+    Unknown,
 }
 
-crate::impl_conditions!(PoolMachine => conditions);
+impl<'a> MachinePoolMachines<'a> {
+    /// The state from what the controller read: the InfraMachinePool, and the pool's Machines
+    /// (`None` when listing them failed).
+    ///
+    /// Upstream decides with `scope.hasMachinePoolMachines`
+    /// (`core/reconcilers/machinepool/machinepool_controller_scope.go`): a non-empty
+    /// `status.infrastructureMachineKind`. When the InfraMachinePool cannot be read, existing
+    /// Machines still prove support (PR #13929).
+    #[must_use]
+    pub fn detect(infra: External<'a>, listed: Option<&'a [Machine]>) -> Self {
+        match (infra, listed) {
+            (External::Found(obj), listed) if declares_machine_kind(obj) => {
+                listed.map_or(Self::Unknown, Self::Supported)
+            }
+            (External::Found(_), _) => Self::NotSupported,
+            (_, Some(machines)) if !machines.is_empty() => Self::Supported(machines),
+            _ => Self::Unknown,
+        }
+    }
 
-impl ObjectIdentity for PoolMachine {
-    fn object_kind(&self) -> Cow<'_, str> {
-        Cow::Borrowed("Machine")
+    /// The Machines when supported.
+    #[must_use]
+    pub fn machines(&self) -> Option<&'a [Machine]> {
+        match *self {
+            Self::Supported(machines) => Some(machines),
+            Self::NotSupported | Self::Unknown => None,
+        }
     }
-    fn object_name(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.name)
-    }
-    fn object_generation(&self) -> Option<i64> {
-        None
-    }
+}
+
+/// True when an InfraMachinePool sets a non-empty `status.infrastructureMachineKind`.
+fn declares_machine_kind(infra: &DynamicObject) -> bool {
+    infra.data["status"]["infrastructureMachineKind"]
+        .as_str()
+        .is_some_and(|kind| !kind.is_empty())
 }
 
 /// Everything the conditions are computed from, besides the MachinePool itself (which
@@ -71,8 +103,9 @@ pub struct Inputs<'a> {
     pub infra_contract: Contract,
     /// The bootstrap config (`NotFound` when none is referenced is fine too).
     pub bootstrap: External<'a>,
-    /// The pool's Machines when the provider supports MachinePool Machines, else `None`.
-    pub machines: Option<&'a [PoolMachine]>,
+    /// MachinePool Machines: supported (with the Machines), not supported, or unknown; see
+    /// [`MachinePoolMachines::detect`].
+    pub machines: MachinePoolMachines<'a>,
     /// The Cluster has `spec.paused: true`.
     pub cluster_paused: bool,
     /// Current time.
@@ -90,7 +123,136 @@ pub struct ReplicaCounters {
     pub up_to_date_replicas: Option<i32>,
 }
 
-fn count_true(machines: &[PoolMachine], type_: &str) -> i32 {
+/// The version part of a Kubernetes version without a leading `v`.
+fn without_v(version: &str) -> &str {
+    version.strip_prefix('v').unwrap_or(version)
+}
+
+/// True when a kubelet (or Machine) version runs the template version `desired`.
+///
+/// Equal versions match (a leading `v` is optional on both). A desired release version
+/// (`v1.29.0`, no pre-release or build part) also matches a kubelet version that only adds a
+/// vendor suffix after `-` or `+`: managed pools report kubelets such as `v1.29.0-eks-5e0fdde`
+/// (EKS), `v1.29.1-gke.1589018` (GKE) or `v1.29.0+k3s1`. A Kubernetes pre-release of it
+/// (`v1.29.0-rc.1`) is another version, and a desired pre-release (`v1.37.0-rc.1`) must match
+/// exactly.
+///
+/// ```
+/// use capi_conditions::machine_pool::runs_version;
+/// assert!(runs_version("v1.35.0", "v1.35.0"));
+/// assert!(runs_version("v1.29.0", "v1.29.0-eks-5e0fdde"));
+/// assert!(!runs_version("v1.35.0", "v1.34.2"));
+/// assert!(!runs_version("v1.35.0", "v1.35.01"));
+/// assert!(!runs_version("v1.37.0-rc.1", "v1.37.0"));
+/// assert!(!runs_version("v1.37.0", "v1.37.0-rc.1"));
+/// ```
+#[must_use]
+pub fn runs_version(desired: &str, actual: &str) -> bool {
+    let (desired, actual) = (without_v(desired), without_v(actual));
+    if desired == actual {
+        return true;
+    }
+    let desired_is_release = !desired.contains(['-', '+']);
+    desired_is_release && actual.strip_prefix(desired).is_some_and(is_vendor_suffix)
+}
+
+/// A build suffix a vendor adds to a release (`+k3s1`, `-eks-5e0fdde`, `-gke.1589018`), as
+/// opposed to a Kubernetes pre-release (`-alpha.N`, `-beta.N`, `-rc.N`, the only pre-release
+/// names Kubernetes releases use), which is another version.
+fn is_vendor_suffix(rest: &str) -> bool {
+    if rest.starts_with('+') {
+        return true;
+    }
+    let Some(tag) = rest.strip_prefix('-') else {
+        return false;
+    };
+    let pre_release = ["alpha", "beta", "rc"].iter().any(|p| {
+        tag.strip_prefix(p).is_some_and(|after| {
+            after.is_empty()
+                || after.starts_with(['.', '-'])
+                || after.starts_with(|c: char| c.is_ascii_digit())
+        })
+    });
+    !tag.is_empty() && !pre_release
+}
+
+/// Replicas of `status.versions` at the template version and on other versions. Without a
+/// template version every replica counts as at it (there is nothing to roll out).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VersionTally {
+    /// Replicas whose kubelet runs `spec.template.spec.version` (see [`runs_version`]).
+    pub at_template: i32,
+    /// Entries of `status.versions` on another version.
+    pub behind: Vec<(String, i32)>,
+}
+
+impl VersionTally {
+    /// Replicas on another version.
+    #[must_use]
+    pub fn not_at_template(&self) -> i32 {
+        self.behind
+            .iter()
+            .fold(0_i32, |sum, (_, n)| sum.saturating_add(*n))
+    }
+}
+
+/// Tallies `status.versions` against `spec.template.spec.version`.
+#[must_use]
+pub fn version_tally(mp: &MachinePool) -> VersionTally {
+    let desired = &mp.spec.template.spec.version;
+    if desired.is_empty() {
+        return VersionTally {
+            at_template: mp.status.replicas.unwrap_or(0),
+            behind: Vec::new(),
+        };
+    }
+    let mut tally = VersionTally::default();
+    for v in mp.status.versions.iter().flatten() {
+        if runs_version(desired, &v.version) {
+            tally.at_template = tally.at_template.saturating_add(v.replicas);
+        } else {
+            tally.behind.push((v.version.clone(), v.replicas));
+        }
+    }
+    tally
+}
+
+/// The pool's Machines as the conditions see them: a Machine whose `spec.version` (the
+/// kubelet version it was created with) is not the template version is not up to date, even
+/// when its own `UpToDate` says True (upstream's `setMachinesUptoDate` sets True on every
+/// Machine not being deleted). Sorted by name.
+fn observed_machines(mp: &MachinePool, machines: &[Machine]) -> Vec<Machine> {
+    let desired = &mp.spec.template.spec.version;
+    let mut out: Vec<Machine> = machines
+        .iter()
+        .map(|m| {
+            let mut m = m.clone();
+            let stale = !desired.is_empty()
+                && !m.spec.version.is_empty()
+                && !runs_version(desired, &m.spec.version);
+            if stale && !crate::setter::is_false(&m, ct::UP_TO_DATE) {
+                let c = new_condition(
+                    ct::UP_TO_DATE,
+                    FALSE,
+                    reason::NOT_UP_TO_DATE,
+                    &format!("* Version {desired} required"),
+                );
+                let list = m.status.conditions.get_or_insert_with(Vec::new);
+                list.retain(|c| c.type_ != ct::UP_TO_DATE);
+                list.push(c);
+            }
+            m
+        })
+        .collect();
+    out.sort_by(|a, b| machine_name(a).cmp(machine_name(b)));
+    out
+}
+
+fn machine_name(m: &Machine) -> &str {
+    m.metadata.name.as_deref().unwrap_or_default()
+}
+
+fn count_true(machines: &[Machine], type_: &str) -> i32 {
     i32::try_from(
         machines
             .iter()
@@ -100,21 +262,37 @@ fn count_true(machines: &[PoolMachine], type_: &str) -> i32 {
     .unwrap_or(i32::MAX)
 }
 
-/// Replica counters as upstream computes them today: with MachinePool Machines, the number of
-/// Machines with Ready / Available / UpToDate True; without, ready = available =
-/// `status.replicas` and up-to-date = `spec.replicas`.
+/// Replica counters.
+///
+/// * MachinePool Machines supported: the number of Machines with Ready / Available / UpToDate
+///   True (as upstream's `setReplicas`, `machinepool_controller_status.go`), a Machine on
+///   another version than the template counting as not up to date.
+/// * Not supported: ready = available = `status.replicas` (upstream), and up-to-date = the
+///   replicas `status.versions` reports at the template version (upstream uses
+///   `spec.replicas`, which claims every replica up to date during an upgrade:
+///   cluster-api#10059).
+/// * Unknown: ready and available keep their current values (PR #13929), up-to-date from
+///   `status.versions` as above.
 #[must_use]
 pub fn replica_counters(mp: &MachinePool, inputs: &Inputs<'_>) -> ReplicaCounters {
     match inputs.machines {
-        Some(machines) => ReplicaCounters {
-            ready_replicas: Some(count_true(machines, ct::READY)),
-            available_replicas: Some(count_true(machines, ct::AVAILABLE)),
-            up_to_date_replicas: Some(count_true(machines, ct::UP_TO_DATE)),
-        },
-        None => ReplicaCounters {
+        MachinePoolMachines::Supported(machines) => {
+            let machines = observed_machines(mp, machines);
+            ReplicaCounters {
+                ready_replicas: Some(count_true(&machines, ct::READY)),
+                available_replicas: Some(count_true(&machines, ct::AVAILABLE)),
+                up_to_date_replicas: Some(count_true(&machines, ct::UP_TO_DATE)),
+            }
+        }
+        MachinePoolMachines::NotSupported => ReplicaCounters {
             ready_replicas: mp.status.replicas,
             available_replicas: mp.status.replicas,
-            up_to_date_replicas: mp.spec.replicas,
+            up_to_date_replicas: Some(version_tally(mp).at_template),
+        },
+        MachinePoolMachines::Unknown => ReplicaCounters {
+            ready_replicas: mp.status.ready_replicas,
+            available_replicas: mp.status.available_replicas,
+            up_to_date_replicas: Some(version_tally(mp).at_template),
         },
     }
 }
@@ -322,23 +500,14 @@ pub fn available(
     }
 }
 
-fn no_machine_pool_machines(type_: &str, status: &str, reason_text: &str) -> Condition {
-    new_condition(
-        type_,
-        status,
-        reason_text,
-        "MachinePool Machines are not used by this infrastructure provider",
-    )
-}
-
-fn sorted(machines: &[PoolMachine]) -> Vec<&PoolMachine> {
-    let mut v: Vec<&PoolMachine> = machines.iter().collect();
-    v.sort_by(|a, b| a.name.cmp(&b.name));
+fn sorted(machines: &[Machine]) -> Vec<&Machine> {
+    let mut v: Vec<&Machine> = machines.iter().collect();
+    v.sort_by(|a, b| machine_name(a).cmp(machine_name(b)));
     v
 }
 
 fn aggregate_machines(
-    machines: &[&PoolMachine],
+    machines: &[&Machine],
     source: &str,
     target: &str,
     reasons: Reasons,
@@ -355,43 +524,126 @@ fn aggregate_machines(
     aggregate(&objs, source, &opts).unwrap_or_else(|_| internal_error(target))
 }
 
-/// `MachinesReady`: aggregate of the Machines' `Ready`.
-#[must_use]
-pub fn machines_ready(inputs: &Inputs<'_>) -> Condition {
-    let t = ct::MACHINES_READY;
-    let Some(machines) = inputs.machines else {
-        return no_machine_pool_machines(t, TRUE, reason::NO_REPLICAS);
-    };
-    if machines.is_empty() {
-        return new_condition(t, TRUE, reason::NO_REPLICAS, "");
+/// `status.replicas`, 0 when unset.
+fn current_replicas(mp: &MachinePool) -> i32 {
+    mp.status.replicas.unwrap_or(0)
+}
+
+/// No Machine to aggregate: True/`NoReplicas` only when the pool has no replica; otherwise
+/// Unknown with `unknown_reason` and `message` (replicas exist, their state is not known).
+fn nothing_to_aggregate(
+    mp: &MachinePool,
+    type_: &str,
+    unknown_reason: &str,
+    message: &str,
+) -> Condition {
+    if current_replicas(mp) == 0 {
+        new_condition(type_, TRUE, reason::NO_REPLICAS, "")
+    } else {
+        new_condition(type_, UNKNOWN, unknown_reason, message)
     }
-    aggregate_machines(
-        &sorted(machines),
-        ct::READY,
-        t,
-        Reasons::new(reason::NOT_READY, reason::READY_UNKNOWN, reason::READY),
+}
+
+/// The message of a pool whose MachinePool Machines support is unknown.
+fn support_unknown_message(mp: &MachinePool) -> String {
+    format!(
+        "Cannot tell whether {} provides MachinePool Machines",
+        mp.spec.template.spec.infrastructure_ref.kind
     )
 }
 
-/// `MachinesUpToDate`: aggregate of `UpToDate` over Machines that report it or are older than 10s.
+/// Readiness of replicas without Machines: the Nodes upstream matched and found Ready
+/// (`status.deprecated.v1beta1.readyReplicas`, set by `getNodeReferences` in
+/// `machinepool_controller_noderef.go`).
+fn node_ready_replicas(mp: &MachinePool) -> Option<i32> {
+    mp.status
+        .deprecated
+        .as_ref()
+        .and_then(|d| d.v1beta1.as_ref())
+        .map(|v| v.ready_replicas)
+}
+
+/// `MachinesReady`: aggregate of the Machines' `Ready`. Without MachinePool Machines, the
+/// Nodes' readiness upstream counts; never `NoReplicas` while `status.replicas` > 0.
 #[must_use]
-pub fn machines_up_to_date(inputs: &Inputs<'_>) -> Condition {
+pub fn machines_ready(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
+    let t = ct::MACHINES_READY;
+    let replicas = current_replicas(mp);
+    match inputs.machines {
+        MachinePoolMachines::Supported([]) => nothing_to_aggregate(
+            mp,
+            t,
+            reason::READY_UNKNOWN,
+            &format!("{replicas} replicas have no Machine yet"),
+        ),
+        MachinePoolMachines::Supported(machines) => aggregate_machines(
+            &sorted(machines),
+            ct::READY,
+            t,
+            Reasons::new(reason::NOT_READY, reason::READY_UNKNOWN, reason::READY),
+        ),
+        MachinePoolMachines::Unknown => {
+            nothing_to_aggregate(mp, t, reason::READY_UNKNOWN, &support_unknown_message(mp))
+        }
+        MachinePoolMachines::NotSupported if replicas == 0 => {
+            new_condition(t, TRUE, reason::NO_REPLICAS, "")
+        }
+        MachinePoolMachines::NotSupported => match node_ready_replicas(mp) {
+            None => new_condition(
+                t,
+                UNKNOWN,
+                reason::READY_UNKNOWN,
+                "No Node readiness reported yet (MachinePool Machines are not used by this infrastructure provider)",
+            ),
+            Some(ready) if ready >= replicas => new_condition(t, TRUE, reason::READY, ""),
+            Some(ready) => new_condition(
+                t,
+                FALSE,
+                reason::NOT_READY,
+                &format!("{ready} of {replicas} replicas have a Ready Node"),
+            ),
+        },
+    }
+}
+
+/// `MachinesUpToDate`. With MachinePool Machines: aggregate of `UpToDate` over Machines that
+/// report it or are older than 10s (a Machine on another version than the template is not up
+/// to date). Without: `status.versions` against the template version, the same data as
+/// [`rolling_out`] and the up-to-date counter.
+#[must_use]
+pub fn machines_up_to_date(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     let t = ct::MACHINES_UP_TO_DATE;
-    let Some(machines) = inputs.machines else {
-        return no_machine_pool_machines(t, TRUE, reason::NO_REPLICAS);
-    };
-    let now = inputs.now.0.as_second();
-    let relevant: Vec<&PoolMachine> = sorted(machines)
-        .into_iter()
+    match inputs.machines {
+        MachinePoolMachines::Supported(machines) => {
+            machines_up_to_date_aggregate(mp, machines, inputs.now)
+        }
+        MachinePoolMachines::NotSupported | MachinePoolMachines::Unknown => {
+            up_to_date_from_versions(mp, t)
+        }
+    }
+}
+
+fn machines_up_to_date_aggregate(mp: &MachinePool, machines: &[Machine], now: &Time) -> Condition {
+    let t = ct::MACHINES_UP_TO_DATE;
+    let now = now.0.as_second();
+    let observed = observed_machines(mp, machines);
+    let relevant: Vec<&Machine> = observed
+        .iter()
         .filter(|m| {
             get(*m, ct::UP_TO_DATE).is_some()
-                || m.creation_timestamp
+                || m.metadata
+                    .creation_timestamp
                     .as_ref()
                     .is_some_and(|c| now - c.0.as_second() > 10)
         })
         .collect();
     if relevant.is_empty() {
-        return new_condition(t, TRUE, reason::NO_REPLICAS, "");
+        return nothing_to_aggregate(
+            mp,
+            t,
+            reason::UP_TO_DATE_UNKNOWN,
+            "Waiting for Machines to report UpToDate",
+        );
     }
     aggregate_machines(
         &relevant,
@@ -405,38 +657,57 @@ pub fn machines_up_to_date(inputs: &Inputs<'_>) -> Condition {
     )
 }
 
+/// `MachinesUpToDate` of a pool without (known) Machines, from `status.versions`.
+fn up_to_date_from_versions(mp: &MachinePool, t: &str) -> Condition {
+    let replicas = current_replicas(mp);
+    if replicas == 0 {
+        return new_condition(t, TRUE, reason::NO_REPLICAS, "");
+    }
+    let desired = &mp.spec.template.spec.version;
+    let tally = version_tally(mp);
+    let behind = tally.not_at_template();
+    if behind > 0 {
+        let on: Vec<String> = tally
+            .behind
+            .iter()
+            .map(|(v, n)| format!("{n} on {v}"))
+            .collect();
+        return new_condition(
+            t,
+            FALSE,
+            reason::NOT_UP_TO_DATE,
+            &format!(
+                "* Version {desired} required, {behind} of {replicas} replicas not at it ({})",
+                on.join(", ")
+            ),
+        );
+    }
+    if tally.at_template < replicas {
+        return new_condition(
+            t,
+            UNKNOWN,
+            reason::UP_TO_DATE_UNKNOWN,
+            &format!(
+                "status.versions reports {} of {replicas} replicas at version {desired}, the others report no version yet",
+                tally.at_template
+            ),
+        );
+    }
+    new_condition(t, TRUE, reason::UP_TO_DATE, "")
+}
+
 /// `RollingOut`: True while replicas are not up to date. With MachinePool Machines: Machines
-/// whose `UpToDate` is False (their messages listed); without: replicas in `status.versions`
-/// on another version than `spec.template.spec.version`.
+/// whose `UpToDate` is False or whose `spec.version` is not the template version (their
+/// messages listed); without: replicas in `status.versions` on another version than
+/// `spec.template.spec.version`.
 #[must_use]
 pub fn rolling_out(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     let t = ct::ROLLING_OUT;
     let (count, mut lines): (i64, Vec<String>) = match inputs.machines {
-        Some(machines) => {
-            let stale: Vec<&PoolMachine> = machines
-                .iter()
-                .filter(|m| crate::setter::is_false(*m, ct::UP_TO_DATE))
-                .collect();
-            let mut lines: Vec<String> = stale
-                .iter()
-                .filter_map(|m| get(*m, ct::UP_TO_DATE))
-                .flat_map(|c| c.message.lines().map(str::to_owned).collect::<Vec<_>>())
-                .filter(|l| !l.is_empty())
-                .collect();
-            lines.sort();
-            lines.dedup();
-            (stale.len() as i64, lines)
-        }
-        None => {
+        MachinePoolMachines::Supported(machines) => stale_machines(mp, machines),
+        MachinePoolMachines::NotSupported | MachinePoolMachines::Unknown => {
+            let n = i64::from(version_tally(mp).not_at_template());
             let desired = &mp.spec.template.spec.version;
-            let n = mp
-                .status
-                .versions
-                .iter()
-                .flatten()
-                .filter(|v| !desired.is_empty() && v.version != *desired)
-                .map(|v| i64::from(v.replicas))
-                .sum();
             (
                 n,
                 if n > 0 {
@@ -457,6 +728,24 @@ pub fn rolling_out(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
         message.push_str(&lines.join("\n"));
     }
     new_condition(t, TRUE, reason::ROLLING_OUT, &message)
+}
+
+/// Machines not up to date, and the distinct lines of their `UpToDate` messages.
+fn stale_machines(mp: &MachinePool, machines: &[Machine]) -> (i64, Vec<String>) {
+    let observed = observed_machines(mp, machines);
+    let stale: Vec<&Machine> = observed
+        .iter()
+        .filter(|m| crate::setter::is_false(*m, ct::UP_TO_DATE))
+        .collect();
+    let mut lines: Vec<String> = stale
+        .iter()
+        .filter_map(|m| get(*m, ct::UP_TO_DATE))
+        .flat_map(|c| c.message.lines().map(str::to_owned).collect::<Vec<_>>())
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines.sort();
+    lines.dedup();
+    (i64::try_from(stale.len()).unwrap_or(i64::MAX), lines)
 }
 
 fn missing_refs_fragment(mp: &MachinePool, inputs: &Inputs<'_>) -> String {
@@ -526,14 +815,16 @@ pub fn scaling_up(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
 fn stale_deleting_machines(inputs: &Inputs<'_>) -> Option<String> {
     let now = inputs.now.0.as_second();
     let mut names: Vec<&str> = inputs
-        .machines?
+        .machines
+        .machines()?
         .iter()
         .filter(|m| {
-            m.deletion_timestamp
+            m.metadata
+                .deletion_timestamp
                 .as_ref()
                 .is_some_and(|d| now - d.0.as_second() > 15 * 60)
         })
-        .map(|m| m.name.as_str())
+        .map(machine_name)
         .collect();
     if names.is_empty() {
         return None;
@@ -570,18 +861,34 @@ pub fn scaling_down(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
 
 /// `Remediating`: Machines whose health check failed and whose owner remediation is pending.
 #[must_use]
-pub fn remediating(inputs: &Inputs<'_>) -> Condition {
+pub fn remediating(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     let t = ct::REMEDIATING;
-    let Some(machines) = inputs.machines else {
-        return no_machine_pool_machines(t, FALSE, reason::NOT_REMEDIATING);
+    let machines = match inputs.machines {
+        MachinePoolMachines::Supported(machines) => machines,
+        MachinePoolMachines::NotSupported => {
+            return new_condition(
+                t,
+                FALSE,
+                reason::NOT_REMEDIATING,
+                "MachinePool Machines are not used by this infrastructure provider",
+            );
+        }
+        MachinePoolMachines::Unknown => {
+            return new_condition(
+                t,
+                FALSE,
+                reason::NOT_REMEDIATING,
+                &support_unknown_message(mp),
+            );
+        }
     };
     let machines = sorted(machines);
-    let unhealthy: Vec<&PoolMachine> = machines
+    let unhealthy: Vec<&Machine> = machines
         .iter()
         .copied()
         .filter(|m| crate::setter::is_false(*m, ct::HEALTH_CHECK_SUCCEEDED))
         .collect();
-    let to_remediate: Vec<&PoolMachine> = unhealthy
+    let to_remediate: Vec<&Machine> = unhealthy
         .iter()
         .copied()
         .filter(|m| crate::setter::is_false(*m, ct::OWNER_REMEDIATED))
@@ -591,10 +898,10 @@ pub fn remediating(inputs: &Inputs<'_>) -> Condition {
             [] => String::new(),
             [one] => format!(
                 "Machine {} is not healthy (not to be remediated by MachinePool)",
-                one.name
+                machine_name(one)
             ),
             many => {
-                let names: Vec<&str> = many.iter().map(|m| m.name.as_str()).collect();
+                let names: Vec<&str> = many.iter().map(|m| machine_name(m)).collect();
                 let list = names_with_more(&names);
                 format!("Machines {list} are not healthy (not to be remediated by MachinePool)")
             }
@@ -613,7 +920,7 @@ pub fn deleting_condition(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
         return new_condition(t, FALSE, reason::NOT_DELETING, "");
     }
     let spec = &mp.spec.template.spec;
-    let message = match inputs.machines.map_or(0, <[PoolMachine]>::len) {
+    let message = match inputs.machines.machines().map_or(0, <[Machine]>::len) {
         1 => "Deleting 1 Machine".to_owned(),
         n if n > 1 => format!("Deleting {n} Machines"),
         _ if matches!(inputs.infra, External::Found(_)) => {
@@ -665,12 +972,12 @@ pub fn conditions(mp: &MachinePool, inputs: &Inputs<'_>) -> Vec<Condition> {
         available(mp, &counters, &infra),
         bootstrap_config_ready(mp, inputs),
         infra,
-        machines_ready(inputs),
-        machines_up_to_date(inputs),
+        machines_ready(mp, inputs),
+        machines_up_to_date(mp, inputs),
         rolling_out(mp, inputs),
         scaling_up(mp, inputs),
         scaling_down(mp, inputs),
-        remediating(inputs),
+        remediating(mp, inputs),
         deleting_condition(mp, inputs),
         paused(mp, inputs),
     ];
@@ -704,4 +1011,51 @@ pub fn apply(target: &mut MachinePool, inputs: &Inputs<'_>) -> bool {
                 status.available_replicas,
                 status.up_to_date_replicas,
             ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kubelet versions as managed services report them (`kubectl get nodes -o wide`, column
+    /// VERSION): EKS `v1.29.0-eks-5e0fdde`, GKE `v1.29.1-gke.1589018`, k3s `v1.29.0+k3s1`;
+    /// AKS and kubeadm report the plain release.
+    #[test]
+    fn runs_version_table() {
+        let cases = [
+            ("v1.35.0", "v1.35.0", true),
+            ("1.35.0", "v1.35.0", true),
+            ("v1.29.0", "v1.29.0-eks-5e0fdde", true),
+            ("v1.29.1", "v1.29.1-gke.1589018", true),
+            ("v1.29.0", "v1.29.0+k3s1", true),
+            ("v1.35.0", "v1.34.2", false),
+            ("v1.35.0", "v1.35.01", false),
+            ("v1.35.0", "v1.35", false),
+            ("v1.37.0-rc.1", "v1.37.0-rc.1", true),
+            ("v1.37.0-rc.1", "v1.37.0", false),
+            ("v1.37.0-rc.1", "v1.37.0-rc.1-eks-1", false),
+            // Kubernetes pre-releases are other versions (found by the property test in
+            // tests/upgrade.rs): alpha, beta and rc are the only names Kubernetes uses.
+            ("v1.35.0", "v1.35.0-rc.1", false),
+            ("v1.35.0", "v1.35.0-alpha.3", false),
+            ("v1.35.0", "v1.35.0-beta.0", false),
+            ("v1.35.0", "v1.35.0-", false),
+        ];
+        for (desired, actual, want) in cases {
+            assert_eq!(runs_version(desired, actual), want, "{desired} vs {actual}");
+        }
+    }
+
+    #[test]
+    fn tally_without_template_version_counts_every_replica() {
+        let mut mp = MachinePool::default();
+        mp.status.replicas = Some(4);
+        assert_eq!(
+            version_tally(&mp),
+            VersionTally {
+                at_template: 4,
+                behind: Vec::new()
+            }
+        );
+    }
 }

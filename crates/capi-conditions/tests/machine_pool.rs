@@ -2,10 +2,13 @@
 //! InfraMachinePools shaped like the corpus providers' CRDs).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use capi_conditions::machine_pool::{self, External, Inputs, PoolMachine, replica_counters};
+use capi_conditions::machine_pool::{
+    self, External, Inputs, MachinePoolMachines, replica_counters,
+};
 use capi_conditions::{get, new_condition};
 use capi_contract::Contract;
 use capi_machinepool_api::v1beta2::MachinePool;
+use capi_machinepool_api::views::Machine;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube_core::DynamicObject;
@@ -54,7 +57,7 @@ fn bootstrap(ready: bool) -> DynamicObject {
 fn inputs<'a>(
     infra: External<'a>,
     boot: External<'a>,
-    machines: Option<&'a [PoolMachine]>,
+    machines: MachinePoolMachines<'a>,
     now: &'a Time,
 ) -> Inputs<'a> {
     Inputs {
@@ -71,16 +74,18 @@ fn summary(c: &Condition) -> (&str, &str, &str) {
     (c.status.as_str(), c.reason.as_str(), c.message.as_str())
 }
 
-fn machine(name: &str, conditions: &[(&str, &str, &str, &str)]) -> PoolMachine {
-    PoolMachine {
-        name: name.into(),
-        conditions: conditions
+/// A Machine as `kube::Api::<views::Machine>` lists it.
+fn machine(name: &str, conditions: &[(&str, &str, &str, &str)]) -> Machine {
+    let mut m = Machine::default();
+    m.metadata.name = Some(name.into());
+    m.metadata.creation_timestamp = Some(t(NOW - 3600));
+    m.status.conditions = Some(
+        conditions
             .iter()
             .map(|(ty, s, r, m)| new_condition(ty, s, r, m))
             .collect(),
-        creation_timestamp: Some(t(NOW - 3600)),
-        deletion_timestamp: None,
-    }
+    );
+    m
 }
 
 #[test]
@@ -89,12 +94,26 @@ fn healthy_pool_without_machine_pool_machines() {
     mp.status.replicas = Some(2);
     mp.status.initialization.infrastructure_provisioned = Some(true);
     mp.status.initialization.bootstrap_data_secret_created = Some(true);
+    // What upstream's controller writes once both Nodes joined: status.versions from their
+    // kubelets (`versionsFromNodeRefs`) and the Ready Nodes in the deprecated counter
+    // (`getNodeReferences`).
+    mp.status.versions = Some(vec![capi_machinepool_api::v1beta2::StatusVersion {
+        version: "v1.37.0-rc.1".into(),
+        replicas: 2,
+    }]);
+    mp.status.deprecated =
+        serde_json::from_value(json!({"v1beta1": {"readyReplicas": 2}})).unwrap();
     let (i, b) = (
         infra(Some(true), Some(("True", "Ready", ""))),
         bootstrap(true),
     );
     let now = t(NOW);
-    let inp = inputs(External::Found(&i), External::Found(&b), None, &now);
+    let inp = inputs(
+        External::Found(&i),
+        External::Found(&b),
+        MachinePoolMachines::NotSupported,
+        &now,
+    );
     let all = machine_pool::conditions(&mp, &inp);
     let types: Vec<&str> = all.iter().map(|c| c.type_.as_str()).collect();
     assert_eq!(
@@ -122,7 +141,9 @@ fn healthy_pool_without_machine_pool_machines() {
     assert_eq!(summary(by("RollingOut")), ("False", "NotRollingOut", ""));
     assert_eq!(summary(by("Paused")), ("False", "NotPaused", ""));
     assert_eq!(summary(by("Deleting")), ("False", "NotDeleting", ""));
-    assert_eq!(by("MachinesReady").reason, "NoReplicas");
+    // Replicas exist: never NoReplicas (docs/conditions.md, "Upgrade progress").
+    assert_eq!(summary(by("MachinesReady")), ("True", "Ready", ""));
+    assert_eq!(summary(by("MachinesUpToDate")), ("True", "UpToDate", ""));
     let counters = replica_counters(&mp, &inp);
     assert_eq!(
         (
@@ -140,7 +161,12 @@ fn provisioning_pool_reports_why() {
     mp.status.replicas = Some(0);
     let (i, b) = (infra(Some(false), None), bootstrap(false));
     let now = t(NOW);
-    let inp = inputs(External::Found(&i), External::Found(&b), None, &now);
+    let inp = inputs(
+        External::Found(&i),
+        External::Found(&b),
+        MachinePoolMachines::NotSupported,
+        &now,
+    );
     let infra_ready = machine_pool::infrastructure_ready(&mp, &inp);
     assert_eq!(
         summary(&infra_ready),
@@ -178,7 +204,12 @@ fn v1beta1_contract_provider_uses_status_ready_fallback() {
     let mp = corpus_pool();
     let i = dynamic(json!({"kind": "GCPMachinePool", "status": {"ready": true, "replicas": 2}}));
     let now = t(NOW);
-    let mut inp = inputs(External::Found(&i), External::NotFound, None, &now);
+    let mut inp = inputs(
+        External::Found(&i),
+        External::NotFound,
+        MachinePoolMachines::NotSupported,
+        &now,
+    );
     inp.infra_contract = Contract::V1Beta1;
     assert_eq!(
         summary(&machine_pool::infrastructure_ready(&mp, &inp)),
@@ -196,7 +227,12 @@ fn v1beta1_contract_provider_uses_status_ready_fallback() {
 fn missing_references() {
     let mut mp = corpus_pool();
     let now = t(NOW);
-    let inp = inputs(External::NotFound, External::NotFound, None, &now);
+    let inp = inputs(
+        External::NotFound,
+        External::NotFound,
+        MachinePoolMachines::NotSupported,
+        &now,
+    );
     assert_eq!(
         summary(&machine_pool::infrastructure_ready(&mp, &inp)),
         (
@@ -223,7 +259,12 @@ fn missing_references() {
     );
     mp.status.initialization.infrastructure_provisioned = Some(true);
     mp.status.replicas = Some(2);
-    let inp = inputs(External::NotFound, External::ReadError, None, &now);
+    let inp = inputs(
+        External::NotFound,
+        External::ReadError,
+        MachinePoolMachines::NotSupported,
+        &now,
+    );
     assert_eq!(
         summary(&machine_pool::infrastructure_ready(&mp, &inp)),
         (
@@ -256,7 +297,12 @@ fn data_secret_name_only() {
     mp.spec.template.spec.bootstrap.config_ref = Default::default();
     mp.spec.template.spec.bootstrap.data_secret_name = Some("s".into());
     let now = t(NOW);
-    let inp = inputs(External::NotFound, External::NotFound, None, &now);
+    let inp = inputs(
+        External::NotFound,
+        External::NotFound,
+        MachinePoolMachines::NotSupported,
+        &now,
+    );
     assert_eq!(
         summary(&machine_pool::bootstrap_config_ready(&mp, &inp)),
         ("True", "DataSecretProvided", "")
@@ -280,7 +326,7 @@ fn machine_pool_machines() {
             ),
         ],
     );
-    deleting.deletion_timestamp = Some(t(NOW - 20 * 60));
+    deleting.metadata.deletion_timestamp = Some(t(NOW - 20 * 60));
     let machines = vec![
         machine(
             "mp-a",
@@ -331,7 +377,7 @@ fn machine_pool_machines() {
     let inp = inputs(
         External::Found(&i),
         External::Found(&b),
-        Some(&machines),
+        MachinePoolMachines::Supported(&machines),
         &now,
     );
     let counters = replica_counters(&mp, &inp);
@@ -344,11 +390,11 @@ fn machine_pool_machines() {
         (Some(2), Some(1), Some(2))
     );
     assert_eq!(
-        summary(&machine_pool::machines_ready(&inp)),
+        summary(&machine_pool::machines_ready(&mp, &inp)),
         ("False", "NotReady", "* Machines mp-b, mp-c: Node not ready")
     );
     assert_eq!(
-        summary(&machine_pool::machines_up_to_date(&inp)),
+        summary(&machine_pool::machines_up_to_date(&mp, &inp)),
         (
             "False",
             "NotUpToDate",
@@ -364,7 +410,7 @@ fn machine_pool_machines() {
         )
     );
     assert_eq!(
-        summary(&machine_pool::remediating(&inp)),
+        summary(&machine_pool::remediating(&mp, &inp)),
         (
             "True",
             "Remediating",
@@ -401,21 +447,26 @@ fn unhealthy_machines_not_to_be_remediated() {
     let inp = inputs(
         External::NotFound,
         External::NotFound,
-        Some(&machines),
+        MachinePoolMachines::Supported(&machines),
         &now,
     );
     assert_eq!(
-        summary(&machine_pool::remediating(&inp)),
+        summary(&machine_pool::remediating(&mp, &inp)),
         (
             "False",
             "NotRemediating",
             "Machines m1, m2 are not healthy (not to be remediated by MachinePool)"
         )
     );
-    let empty: Vec<PoolMachine> = vec![];
-    let inp = inputs(External::NotFound, External::NotFound, Some(&empty), &now);
+    let empty: Vec<Machine> = vec![];
+    let inp = inputs(
+        External::NotFound,
+        External::NotFound,
+        MachinePoolMachines::Supported(&empty),
+        &now,
+    );
     assert_eq!(
-        summary(&machine_pool::machines_ready(&inp)),
+        summary(&machine_pool::machines_ready(&mp, &inp)),
         ("True", "NoReplicas", "")
     );
     assert_eq!(replica_counters(&mp, &inp).ready_replicas, Some(0));
@@ -435,7 +486,12 @@ fn rollout_without_machine_pool_machines_from_status_versions() {
         },
     ]);
     let now = t(NOW);
-    let inp = inputs(External::NotFound, External::NotFound, None, &now);
+    let inp = inputs(
+        External::NotFound,
+        External::NotFound,
+        MachinePoolMachines::NotSupported,
+        &now,
+    );
     assert_eq!(
         summary(&machine_pool::rolling_out(&mp, &inp)),
         (
@@ -454,7 +510,12 @@ fn deleting_and_paused() {
     mp.status.replicas = Some(2);
     let i = infra(Some(true), None);
     let now = t(NOW);
-    let mut inp = inputs(External::Found(&i), External::NotFound, None, &now);
+    let mut inp = inputs(
+        External::Found(&i),
+        External::NotFound,
+        MachinePoolMachines::NotSupported,
+        &now,
+    );
     inp.cluster_paused = true;
     assert_eq!(
         summary(&machine_pool::deleting_condition(&mp, &inp)),
@@ -482,7 +543,12 @@ fn deleting_and_paused() {
         summary(&machine_pool::available(&mp, &counters, &infra_ready)),
         ("False", "NotAvailable", "Deletion in progress")
     );
-    let inp = inputs(External::NotFound, External::NotFound, None, &now);
+    let inp = inputs(
+        External::NotFound,
+        External::NotFound,
+        MachinePoolMachines::NotSupported,
+        &now,
+    );
     assert_eq!(
         machine_pool::deleting_condition(&mp, &inp).message,
         "Deletion completed"
@@ -494,7 +560,12 @@ fn unset_replicas_wait() {
     let mut mp = corpus_pool();
     mp.spec.replicas = None;
     let now = t(NOW);
-    let inp = inputs(External::NotFound, External::NotFound, None, &now);
+    let inp = inputs(
+        External::NotFound,
+        External::NotFound,
+        MachinePoolMachines::NotSupported,
+        &now,
+    );
     for c in [
         machine_pool::scaling_up(&mp, &inp),
         machine_pool::scaling_down(&mp, &inp),
@@ -521,7 +592,12 @@ fn apply_sets_conditions_and_counters_once() {
         bootstrap(true),
     );
     let now = t(NOW);
-    let inp = inputs(External::Found(&i), External::Found(&b), None, &now);
+    let inp = inputs(
+        External::Found(&i),
+        External::Found(&b),
+        MachinePoolMachines::NotSupported,
+        &now,
+    );
     assert!(machine_pool::apply(&mut mp, &inp));
     assert_eq!(mp.status.conditions.as_ref().map(Vec::len), Some(11));
     assert!(
@@ -533,7 +609,12 @@ fn apply_sets_conditions_and_counters_once() {
     );
     assert_eq!(get(&mp, "Available").unwrap().last_transition_time, now);
     let later = t(NOW + 60);
-    let inp = inputs(External::Found(&i), External::Found(&b), None, &later);
+    let inp = inputs(
+        External::Found(&i),
+        External::Found(&b),
+        MachinePoolMachines::NotSupported,
+        &later,
+    );
     assert!(!machine_pool::apply(&mut mp, &inp), "nothing changed");
     assert_eq!(
         get(&mp, "Available").unwrap().last_transition_time,

@@ -1,8 +1,12 @@
 //! `providerIDList` hygiene: the list that ties a MachinePool to its Nodes.
 //!
-//! Core Cluster API matches Nodes to a MachinePool by exact provider ID, resolves duplicates
-//! silently ("last one wins", cluster-api#8856), and the cluster-autoscaler only scales down
-//! Nodes whose provider ID is listed. These functions find what goes wrong before it hurts:
+//! Core Cluster API matches Nodes to a MachinePool by exact provider ID, and the
+//! cluster-autoscaler only scales down Nodes whose provider ID is listed. Duplicates go wrong
+//! silently, in two different ways (cluster-api#8856): a provider ID listed twice gets its
+//! Node reference appended twice and is counted twice in the deprecated ready/available
+//! replicas, so the pool can look ready while an instance never joined; two Nodes sharing one
+//! provider ID resolve to the last one listed ("last one wins"). These functions find what goes
+//! wrong before it hurts:
 //!
 //! * [`check_list`]: duplicates (error), empty or over-long entries (error), entries that do
 //!   not look like a provider ID (`<provider>://…`, warning), too many entries (error).
@@ -10,6 +14,9 @@
 //! * [`replicas_mismatch`]: `status.replicas` disagrees with the list once provisioned.
 //! * [`match_nodes`]: which listed IDs have a Node, which Nodes are not listed, duplicates on
 //!   either side.
+//! * [`match_node_objects`]: the same from k8s-openapi `Node` objects, with near misses, the
+//!   `node.cluster.x-k8s.io/uninitialized` taint and what upstream's controller makes of it
+//!   ([`NodeReport`]).
 //!
 //! ```
 //! use capi_contract::provider_ids::{ProblemKind, check_list};
@@ -23,19 +30,22 @@ use std::fmt;
 
 use capi_diagnostics::excerpt::Excerpt;
 
+mod nodes;
+
+pub use nodes::{
+    Difference, ListedMoreThanOnce, Matched, NearMiss, NodeId, NodeReport, NodesError,
+    SharedByNodes, UNINITIALIZED_TAINT, Uninitialized, UpstreamView, match_node_objects,
+    nodes_from_value,
+};
+
 /// Longest provider ID the contract allows (`+kubebuilder:validation:items:MaxLength=512`).
 pub const MAX_LENGTH: usize = 512;
 /// Most entries the contract allows (`+kubebuilder:validation:MaxItems=10000`).
 pub const MAX_ITEMS: usize = 10_000;
 
-/// How bad a problem is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    /// Breaks Node matching or is rejected by the API server.
-    Error,
-    /// Suspicious; works, but probably not what the provider meant.
-    Warning,
-}
+/// How bad a problem is: an error breaks Node matching or is rejected by the API server; a
+/// warning is suspicious (works, but probably not what the provider meant).
+pub use capi_diagnostics::Severity;
 
 /// What is wrong with an entry (or the list).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -49,7 +59,8 @@ pub enum ProblemKind {
     },
     /// The entry is not of the form `<provider>://<id>`.
     NotAProviderId,
-    /// The same ID is listed earlier, at index `first`: upstream keeps the last one only.
+    /// The same ID is listed earlier, at index `first`: upstream references its Node once per
+    /// occurrence and counts it again in the deprecated ready/available replicas.
     Duplicate {
         /// Index of the first occurrence.
         first: usize,
@@ -93,7 +104,7 @@ impl fmt::Display for ProblemKind {
             }
             Self::Duplicate { first } => write!(
                 f,
-                "duplicate of entry {first}: Nodes are matched by exact provider ID and upstream keeps only the last duplicate"
+                "duplicate of entry {first}: upstream references its Node once per occurrence and counts it again in the ready/available replicas, so the pool can look ready while an instance never joined"
             ),
             Self::TooMany { count } => write!(f, "{count} entries (at most {MAX_ITEMS})"),
         }

@@ -58,4 +58,29 @@ mod tests {
         assert_eq!(errs.len(), 1);
         assert_eq!(errs[0].field, "spec.template.metadata.annotations");
     }
+
+    /// The full texts the API server returns for a MachinePool with a bad template label
+    /// (Cluster API's `ObjectMeta.Validate` calls apimachinery's `metav1validation.ValidateLabels`
+    /// and `apivalidation.ValidateAnnotations`, which report `field.Invalid(path, key or value,
+    /// msg)` for each message of `IsQualifiedName` / `IsValidLabelValue`).
+    #[test]
+    fn label_errors_as_the_api_server_prints_them() {
+        let meta = ObjectMeta {
+            labels: Some([("-team".into(), "a b".into())].into()),
+            annotations: Some([("example.com/".into(), String::new())].into()),
+        };
+        let got: Vec<String> = validate_object_meta(&meta, "spec.template.metadata")
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                r#"spec.template.metadata.labels: Invalid value: "-team": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"#,
+                r#"spec.template.metadata.labels: Invalid value: "a b": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"#,
+                r#"spec.template.metadata.annotations: Invalid value: "example.com/": name part must be non-empty"#,
+                r#"spec.template.metadata.annotations: Invalid value: "example.com/": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"#,
+            ]
+        );
+    }
 }

@@ -14,8 +14,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 const EXIT_CODES: &str = "\
 Exit status:
   0  success (check: no MUST rule violated; validate: every MachinePool is valid)
-  1  check: a MUST rule is violated; validate: a MachinePool is invalid or breaks the
-     version skew policy
+  1  check: a MUST rule is violated (with --nodes: a provider ID without exactly one Node, a
+     Node not listed, or a Node keeping the uninitialized taint); validate: a MachinePool is
+     invalid or breaks the version skew policy
   2  an input cannot be read, or the command line is wrong
 A closed standard output (e.g. `| head`) ends a command quietly.";
 
@@ -127,6 +128,11 @@ enum Command {
         /// InfraMachinePool objects to check too (a file, or `-`).
         #[arg(long)]
         objects: Option<PathBuf>,
+        /// Match the providerIDList of the objects of --objects (MachinePools or
+        /// InfraMachinePools) with these Nodes (`kubectl get nodes -o yaml`: Node objects, a
+        /// NodeList or a List) instead of checking CRDs.
+        #[arg(long, value_name = "FILE|-", requires = "objects", conflicts_with_all = ["paths", "files"])]
+        nodes: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -160,6 +166,7 @@ fn main() -> ExitCode {
             files,
             only_contract,
             objects,
+            nodes,
             format,
             no_v1beta1_compat,
             verbose,
@@ -169,6 +176,7 @@ fn main() -> ExitCode {
                 paths,
                 only_contract: only_contract.map(Into::into),
                 objects,
+                nodes,
                 format,
                 no_v1beta1_compat,
                 verbose,

@@ -14,6 +14,8 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
     pub only_contract: Option<Contract>,
     pub objects: Option<PathBuf>,
+    /// Nodes to match with the `providerIDList` of the objects (`--nodes`).
+    pub nodes: Option<PathBuf>,
     pub format: Format,
     pub no_v1beta1_compat: bool,
     pub verbose: bool,
@@ -55,6 +57,9 @@ fn read(checker: &mut Checker, path: &Path, crds: &mut usize) -> Result<(), Fail
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, Failure> {
+    if let (Some(nodes), Some(objects)) = (&args.nodes, &args.objects) {
+        return super::nodes::run(objects, nodes, args.format);
+    }
     if args.paths.is_empty() {
         return Err("no input: give CRD files, directories or `-` (see --help)"
             .to_owned()

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod convert;
 pub mod crd;
+pub mod nodes;
 pub mod review;
 pub mod validate;
 

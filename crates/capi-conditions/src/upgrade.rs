@@ -1,0 +1,364 @@
+//! Gating on a MachinePool upgrade: has the pool finished rolling out
+//! `spec.template.spec.version`?
+//!
+//! Clients that gate on `status.observedGeneration == metadata.generation` plus conditions (which
+//! works for MachineDeployments) see a MachinePool "done" right after a version bump
+//! (cluster-api#10059): upstream catches up `observedGeneration` at once, sets no `RollingOut`
+//! condition, and reports `upToDateReplicas = spec.replicas` for pools without MachinePool
+//! Machines. [`upgrade_verdict`] checks every signal a pool has, and says what is still pending:
+//!
+//! 1. the controller observed the current generation ([`Pending::GenerationNotObserved`]);
+//! 2. `RollingOut` is reported for that generation and is False ([`Pending::RollingOut`] and
+//!    friends);
+//! 3. every `status.versions` entry runs the template version (see
+//!    [`runs_version`](crate::machine_pool::runs_version)), and the entries account for every
+//!    desired replica ([`Pending::VersionsBehind`], [`Pending::VersionsIncomplete`]);
+//! 4. `status.replicas`, `upToDateReplicas`, `readyReplicas` and `availableReplicas` all equal
+//!    `spec.replicas` (the v1beta2 counters, whose meaning the improve-status proposal defines).
+//!
+//! ```
+//! use capi_conditions::upgrade::{Pending, upgrade_verdict};
+//! use capi_machinepool_api::v1beta2::MachinePool;
+//! let mp: MachinePool = serde_json::from_value(serde_json::json!({
+//!   "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool",
+//!   "metadata": {"name": "pool", "generation": 2},
+//!   "spec": {"clusterName": "c", "replicas": 1, "template": {"spec": {"clusterName": "c",
+//!     "version": "v1.35.0", "bootstrap": {"dataSecretName": ""},
+//!     "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "AzureManagedMachinePool", "name": "p"}}}},
+//!   "status": {"observedGeneration": 2, "replicas": 1, "readyReplicas": 1, "availableReplicas": 1,
+//!     "upToDateReplicas": 1, "versions": [{"version": "v1.34.2", "replicas": 1}]}})).unwrap();
+//! let verdict = upgrade_verdict(&mp);
+//! assert!(!verdict.is_complete());
+//! assert!(verdict.pending().contains(&Pending::VersionsBehind {
+//!     desired: "v1.35.0".into(), behind: vec![("v1.34.2".into(), 1)] }));
+//! ```
+
+use std::fmt;
+
+use capi_machinepool_api::v1beta2::MachinePool;
+
+use crate::machine_pool::version_tally;
+use crate::types::{FALSE, condition as ct};
+
+/// Whether an upgrade (or any rollout) of a MachinePool is complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UpgradeVerdict {
+    /// Every check passed: the pool runs the template version on every desired replica, and
+    /// all of them are ready and available.
+    Complete,
+    /// Something is pending, in check order (never empty).
+    Pending(Vec<Pending>),
+}
+
+impl UpgradeVerdict {
+    /// True for [`UpgradeVerdict::Complete`].
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        matches!(self, Self::Complete)
+    }
+
+    /// What is pending (empty when complete).
+    #[must_use]
+    pub fn pending(&self) -> &[Pending] {
+        match self {
+            Self::Complete => &[],
+            Self::Pending(p) => p,
+        }
+    }
+}
+
+/// One reason an upgrade is not complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pending {
+    /// The pool is being deleted.
+    Deleting,
+    /// `spec.replicas` is unset (the defaulting webhook sets it; nothing to compare with).
+    ReplicasUnset,
+    /// `status.observedGeneration` is behind `metadata.generation`.
+    GenerationNotObserved {
+        /// `metadata.generation`.
+        generation: i64,
+        /// `status.observedGeneration`.
+        observed: i64,
+    },
+    /// No `RollingOut` condition (upstream's controller does not set one yet).
+    RollingOutNotReported,
+    /// `RollingOut` was computed for an older generation.
+    RollingOutStale {
+        /// Its `observedGeneration`.
+        observed: Option<i64>,
+        /// `metadata.generation`.
+        generation: i64,
+    },
+    /// `RollingOut` is True or Unknown.
+    RollingOut {
+        /// Its status.
+        status: String,
+        /// Its message.
+        message: String,
+    },
+    /// Entries of `status.versions` run another version than the template.
+    VersionsBehind {
+        /// `spec.template.spec.version`.
+        desired: String,
+        /// The entries on another version (version, replicas).
+        behind: Vec<(String, i32)>,
+    },
+    /// `status.versions` accounts for fewer replicas than desired (instances whose Node has not
+    /// joined, or reported no kubelet version).
+    VersionsIncomplete {
+        /// Replicas `status.versions` accounts for.
+        reported: i32,
+        /// `spec.replicas`.
+        desired: i32,
+    },
+    /// A counter differs from `spec.replicas`.
+    Counter {
+        /// Which counter.
+        counter: Counter,
+        /// Its value (`None` when unset).
+        value: Option<i32>,
+        /// `spec.replicas`.
+        desired: i32,
+    },
+}
+
+/// A replica counter of the MachinePool status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Counter {
+    /// `status.replicas`.
+    Replicas,
+    /// `status.upToDateReplicas`.
+    UpToDate,
+    /// `status.readyReplicas`.
+    Ready,
+    /// `status.availableReplicas`.
+    Available,
+}
+
+impl Counter {
+    /// The status field.
+    #[must_use]
+    pub const fn field(self) -> &'static str {
+        match self {
+            Self::Replicas => "status.replicas",
+            Self::UpToDate => "status.upToDateReplicas",
+            Self::Ready => "status.readyReplicas",
+            Self::Available => "status.availableReplicas",
+        }
+    }
+}
+
+impl fmt::Display for Pending {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Deleting => f.write_str("the MachinePool is being deleted"),
+            Self::ReplicasUnset => f.write_str("spec.replicas is unset"),
+            Self::GenerationNotObserved {
+                generation,
+                observed,
+            } => write!(
+                f,
+                "status.observedGeneration {observed} is behind metadata.generation {generation}"
+            ),
+            Self::RollingOutNotReported => f.write_str("no RollingOut condition is reported"),
+            Self::RollingOutStale {
+                observed,
+                generation,
+            } => match observed {
+                Some(o) => write!(
+                    f,
+                    "RollingOut was computed for generation {o}, not {generation}"
+                ),
+                None => write!(
+                    f,
+                    "RollingOut has no observedGeneration (generation is {generation})"
+                ),
+            },
+            Self::RollingOut { status, message } if message.is_empty() => {
+                write!(f, "RollingOut is {status}")
+            }
+            Self::RollingOut { status, message } => {
+                write!(f, "RollingOut is {status}: {message}")
+            }
+            Self::VersionsBehind { desired, behind } => {
+                let list: Vec<String> = behind.iter().map(|(v, n)| format!("{n} on {v}")).collect();
+                write!(
+                    f,
+                    "status.versions has replicas not at {desired}: {}",
+                    list.join(", ")
+                )
+            }
+            Self::VersionsIncomplete { reported, desired } => write!(
+                f,
+                "status.versions accounts for {reported} of {desired} replicas"
+            ),
+            Self::Counter {
+                counter,
+                value: Some(v),
+                desired,
+            } => write!(f, "{} is {v}, spec.replicas is {desired}", counter.field()),
+            Self::Counter {
+                counter,
+                value: None,
+                desired,
+            } => write!(
+                f,
+                "{} is unset, spec.replicas is {desired}",
+                counter.field()
+            ),
+        }
+    }
+}
+
+/// Whether the pool finished rolling out its template version; see the module documentation
+/// for the checks, in order. Reads only the pool, as a client sees it.
+#[must_use]
+pub fn upgrade_verdict(mp: &MachinePool) -> UpgradeVerdict {
+    let mut pending = Vec::new();
+    if mp.metadata.deletion_timestamp.is_some() {
+        pending.push(Pending::Deleting);
+    }
+    pending.extend(generation_check(mp));
+    pending.extend(rolling_out_check(mp));
+    match mp.spec.replicas {
+        Some(desired) => {
+            pending.extend(versions_check(mp, desired));
+            pending.extend(counters_check(mp, desired));
+        }
+        None => pending.push(Pending::ReplicasUnset),
+    }
+    if pending.is_empty() {
+        UpgradeVerdict::Complete
+    } else {
+        UpgradeVerdict::Pending(pending)
+    }
+}
+
+/// `metadata.generation` (0 when unset, as the API server always sets it).
+fn generation(mp: &MachinePool) -> i64 {
+    mp.metadata.generation.unwrap_or(0)
+}
+
+/// Rule 1: the controller has seen the current spec.
+fn generation_check(mp: &MachinePool) -> Option<Pending> {
+    let (generation, observed) = (generation(mp), mp.status.observed_generation);
+    (observed < generation).then_some(Pending::GenerationNotObserved {
+        generation,
+        observed,
+    })
+}
+
+/// Rule 2: `RollingOut` reported for the current generation, and False.
+fn rolling_out_check(mp: &MachinePool) -> Option<Pending> {
+    let Some(c) = crate::get(mp, ct::ROLLING_OUT) else {
+        return Some(Pending::RollingOutNotReported);
+    };
+    let generation = generation(mp);
+    if c.observed_generation.is_none_or(|o| o < generation) {
+        return Some(Pending::RollingOutStale {
+            observed: c.observed_generation,
+            generation,
+        });
+    }
+    (c.status != FALSE).then(|| Pending::RollingOut {
+        status: c.status.clone(),
+        message: c.message.clone(),
+    })
+}
+
+/// Rule 3: every `status.versions` entry at the template version, covering every desired
+/// replica. Skipped without a template version (nothing to compare with).
+fn versions_check(mp: &MachinePool, desired: i32) -> Vec<Pending> {
+    let version = &mp.spec.template.spec.version;
+    if version.is_empty() {
+        return Vec::new();
+    }
+    let tally = version_tally(mp);
+    let mut out = Vec::new();
+    if !tally.behind.is_empty() {
+        out.push(Pending::VersionsBehind {
+            desired: version.clone(),
+            behind: tally.behind.clone(),
+        });
+    }
+    let reported = tally.at_template.saturating_add(tally.not_at_template());
+    if reported < desired {
+        out.push(Pending::VersionsIncomplete { reported, desired });
+    }
+    out
+}
+
+/// Rule 4: every counter equals `spec.replicas`.
+fn counters_check(mp: &MachinePool, desired: i32) -> Vec<Pending> {
+    let s = &mp.status;
+    [
+        (Counter::Replicas, s.replicas),
+        (Counter::UpToDate, s.up_to_date_replicas),
+        (Counter::Ready, s.ready_replicas),
+        (Counter::Available, s.available_replicas),
+    ]
+    .into_iter()
+    .filter(|(_, value)| *value != Some(desired))
+    .map(|(counter, value)| Pending::Counter {
+        counter,
+        value,
+        desired,
+    })
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::new_condition;
+
+    fn pool() -> MachinePool {
+        let mut mp = MachinePool::default();
+        mp.metadata.generation = Some(5);
+        mp.spec.replicas = Some(1);
+        mp.status.observed_generation = 5;
+        mp.status.replicas = Some(1);
+        mp.status.ready_replicas = Some(1);
+        mp.status.available_replicas = Some(1);
+        mp.status.up_to_date_replicas = Some(1);
+        mp
+    }
+
+    fn with_rolling_out(mut mp: MachinePool, observed: Option<i64>) -> MachinePool {
+        let mut c = new_condition(ct::ROLLING_OUT, FALSE, "NotRollingOut", "");
+        c.observed_generation = observed;
+        mp.status.conditions = Some(vec![c]);
+        mp
+    }
+
+    #[test]
+    fn complete_without_template_version() {
+        assert_eq!(
+            upgrade_verdict(&with_rolling_out(pool(), Some(5))),
+            UpgradeVerdict::Complete
+        );
+    }
+
+    /// A RollingOut condition from before the version bump proves nothing (cluster-api#10059:
+    /// conditions lag the generation).
+    #[test]
+    fn stale_rolling_out_is_pending() {
+        assert_eq!(
+            upgrade_verdict(&with_rolling_out(pool(), Some(4))).pending(),
+            [Pending::RollingOutStale {
+                observed: Some(4),
+                generation: 5
+            }]
+        );
+    }
+
+    #[test]
+    fn unset_replicas_and_counters() {
+        let mut mp = with_rolling_out(pool(), Some(5));
+        mp.spec.replicas = None;
+        assert_eq!(upgrade_verdict(&mp).pending(), [Pending::ReplicasUnset]);
+        mp.spec.replicas = Some(2);
+        assert_eq!(upgrade_verdict(&mp).pending().len(), 4);
+    }
+}

@@ -1,0 +1,256 @@
+//! `capi-machinepool check --objects POOL.yaml --nodes NODES.yaml`: matches the
+//! `spec.providerIDList` of every object of `--objects` (MachinePools or InfraMachinePools) with
+//! the workload cluster's Nodes, the way upstream's MachinePool controller does, and explains
+//! what goes wrong (cluster-api#10541, #8258, #8856). The work is
+//! `capi_contract::provider_ids::match_node_objects`; this module reads and renders.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+
+use capi_contract::provider_ids::{
+    Difference, NodeReport, UNINITIALIZED_TAINT, match_node_objects, nodes_from_value,
+};
+use capi_diagnostics::excerpt::excerpt;
+use serde_json::{Value, json};
+
+use crate::Format;
+use crate::output::{Failure, Output};
+
+/// An object of `--objects` with a `spec.providerIDList`.
+struct Pool {
+    kind: String,
+    name: String,
+    source: String,
+    list: Vec<String>,
+    replicas: Option<i64>,
+}
+
+fn read_nodes(path: &Path) -> Result<Vec<k8s_openapi::api::core::v1::Node>, Failure> {
+    let mut nodes = Vec::new();
+    crate::input::for_each_document(path, |item| {
+        if let Some(value) = item.value.filter(|v| !v.is_null()) {
+            let more = nodes_from_value(&value).map_err(|e| format!("{}: {e}", item.raw.source))?;
+            nodes.extend(more);
+        }
+        Ok(())
+    })?;
+    Ok(nodes)
+}
+
+fn pool(value: &Value, source: String) -> Result<Option<Pool>, Failure> {
+    let Some(ids) = value["spec"].get("providerIDList") else {
+        return Ok(None);
+    };
+    let list: Vec<String> = serde_json::from_value(ids.clone())
+        .map_err(|e| format!("{source}: spec.providerIDList: {e}"))?;
+    let meta = &value["metadata"];
+    let name = match (meta["namespace"].as_str(), meta["name"].as_str()) {
+        (Some(ns), Some(n)) => format!("{ns}/{n}"),
+        (None, Some(n)) => n.to_owned(),
+        _ => "<no name>".to_owned(),
+    };
+    Ok(Some(Pool {
+        kind: value["kind"].as_str().unwrap_or("<no kind>").to_owned(),
+        name,
+        source,
+        list,
+        replicas: value["status"]["replicas"].as_i64(),
+    }))
+}
+
+fn read_pools(path: &Path) -> Result<Vec<Pool>, Failure> {
+    let mut pools = Vec::new();
+    crate::input::for_each_document(path, |item| {
+        if let Some(value) = item.value.filter(|v| !v.is_null())
+            && let Some(p) = pool(&value, item.raw.source.to_string())?
+        {
+            pools.push(p);
+        }
+        Ok(())
+    })?;
+    if pools.is_empty() {
+        return Err(format!(
+            "{}: no object with spec.providerIDList (a MachinePool or an InfraMachinePool)",
+            path.display()
+        )
+        .into());
+    }
+    Ok(pools)
+}
+
+fn difference_text(d: Difference) -> &'static str {
+    match d {
+        Difference::Whitespace => "whitespace",
+        Difference::Case => "case",
+        Difference::Slashes => "slashes after the scheme",
+    }
+}
+
+fn hints(out: &mut String, r: &NodeReport, id: &str) {
+    for miss in r.near_misses.iter().filter(|m| m.listed == id) {
+        let what: Vec<&str> = miss
+            .differences
+            .iter()
+            .map(|d| difference_text(*d))
+            .collect();
+        let _ = writeln!(
+            out,
+            "    hint: Node {} has {} (differs only in {})",
+            miss.node.name,
+            excerpt(&miss.node.provider_id),
+            what.join(", ")
+        );
+    }
+}
+
+fn render_problems(out: &mut String, r: &NodeReport) {
+    for id in &r.ids_without_node {
+        let _ = writeln!(out, "  ERROR provider ID without Node: {}", excerpt(id));
+        hints(out, r, id);
+    }
+    for n in &r.nodes_not_listed {
+        let _ = writeln!(
+            out,
+            "  ERROR Node {} is not in the list: {}",
+            n.name,
+            excerpt(&n.provider_id)
+        );
+    }
+    for d in &r.listed_more_than_once {
+        let node = d.node.as_deref().map_or_else(
+            || "no Node yet".to_owned(),
+            |n| {
+                format!(
+                    "upstream references Node {n} {} times and counts it {} times in the ready/available replicas",
+                    d.occurrences, d.occurrences
+                )
+            },
+        );
+        let _ = writeln!(
+            out,
+            "  ERROR {} is listed {} times: {node}",
+            excerpt(&d.provider_id),
+            d.occurrences
+        );
+    }
+    for s in &r.shared_by_nodes {
+        let _ = writeln!(
+            out,
+            "  ERROR Nodes {} share {}: upstream keeps the last one, {}",
+            s.nodes.join(", "),
+            excerpt(&s.provider_id),
+            s.kept
+        );
+    }
+    for u in &r.uninitialized {
+        let why = if u.matched {
+            "it is matched; the MachinePool controller removes the taint on its next reconcile"
+        } else if u.node.provider_id.is_empty() {
+            "it has no spec.providerID, so the MachinePool controller cannot match it or remove the taint"
+        } else {
+            "it matches no listed ID, so the MachinePool controller never removes the taint"
+        };
+        let _ = writeln!(
+            out,
+            "  ERROR Node {} still has the {UNINITIALIZED_TAINT} taint: {why}",
+            u.node.name
+        );
+    }
+    for n in &r.nodes_without_provider_id {
+        let _ = writeln!(
+            out,
+            "  WARN  Node {n} has no spec.providerID: upstream skips it until the cloud controller manager sets one"
+        );
+    }
+}
+
+fn render_upstream(out: &mut String, p: &Pool, r: &NodeReport) {
+    let u = r.upstream;
+    let replicas = p
+        .replicas
+        .map_or_else(|| "unset".to_owned(), |n| n.to_string());
+    let _ = writeln!(
+        out,
+        "  upstream: {} Node references to {} distinct Nodes, {} ready replicas (status.replicas {replicas})",
+        u.node_refs, u.distinct_nodes, u.ready_replicas
+    );
+    let looks_ready = p.replicas.is_some_and(|n| {
+        usize::try_from(n).is_ok_and(|n| n == u.ready_replicas && n == u.node_refs)
+    });
+    if looks_ready && u.distinct_nodes < u.node_refs {
+        let _ = writeln!(
+            out,
+            "  ERROR upstream marks the replicas ready, but only {} distinct Nodes exist",
+            u.distinct_nodes
+        );
+    }
+}
+
+fn text(pools: &[(Pool, NodeReport)], node_count: usize) -> String {
+    let mut out = String::new();
+    for (p, r) in pools {
+        let distinct = r.matched.len() + r.ids_without_node.len();
+        let _ = writeln!(
+            out,
+            "{} {} ({}): {} provider IDs ({distinct} distinct), {node_count} Nodes",
+            p.kind,
+            p.name,
+            p.source,
+            p.list.iter().filter(|id| !id.is_empty()).count()
+        );
+        let ready = r.matched.iter().filter(|m| m.ready).count();
+        let _ = writeln!(out, "  matched: {} ({ready} Ready)", r.matched.len());
+        render_problems(&mut out, r);
+        render_upstream(&mut out, p, r);
+        if r.is_clean() {
+            out.push_str("  OK every provider ID has one Node and every Node is listed\n");
+        }
+    }
+    out
+}
+
+fn json(pools: &[(Pool, NodeReport)]) -> Result<String, Failure> {
+    let objects: Vec<Value> = pools
+        .iter()
+        .map(|(p, r)| {
+            json!({"kind": p.kind, "name": p.name, "source": p.source,
+                   "replicas": p.replicas, "clean": r.is_clean(), "report": r})
+        })
+        .collect();
+    let passes = pools.iter().all(|(_, r)| r.is_clean());
+    serde_json::to_string_pretty(&json!({"passes": passes, "objects": objects}))
+        .map(|mut s| {
+            s.push('\n');
+            s
+        })
+        .map_err(|e| Failure::Message(e.to_string()))
+}
+
+/// Runs the Node matching of `check --nodes`; exit status 1 when a pool is not clean.
+pub fn run(objects: &Path, nodes: &Path, format: Format) -> Result<ExitCode, Failure> {
+    let node_list = read_nodes(nodes)?;
+    let reports: Vec<(Pool, NodeReport)> = read_pools(objects)?
+        .into_iter()
+        .map(|p| {
+            let r = match_node_objects(&p.list, &node_list);
+            (p, r)
+        })
+        .collect();
+    let code = if reports.iter().all(|(_, r)| r.is_clean()) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    };
+    let rendered = match format {
+        Format::Text => text(&reports, node_list.len()),
+        Format::Json => json(&reports)?,
+        Format::Junit | Format::Github => {
+            return Err("--nodes supports --format text and json".to_owned().into());
+        }
+    };
+    let mut out = Output::stdout();
+    out.write(rendered.as_bytes(), code)?;
+    out.flush(code)?;
+    Ok(code)
+}

@@ -1,0 +1,160 @@
+//! `check --objects POOL.yaml --nodes NODES.yaml`: Node matching as upstream's MachinePool
+//! controller does it (`core/reconcilers/machinepool/machinepool_controller_phases.go`
+//! `getNodeRefMap`, `machinepool_controller_noderef.go` `getNodeReferences`,
+//! `reconcileNodeRefs`, `patchNodes`), on the fixtures of
+//! `crates/capi-contract/tests/fixtures/nodes/` (see their SOURCE.md).
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use common::{run, stdout, temp_file};
+
+fn fixture(name: &str) -> String {
+    capi_test_support::workspace_root()
+        .join("crates/capi-contract/tests/fixtures/nodes")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn kubectl_nodes_against_the_pool() {
+    let (pool, nodes) = (fixture("pool.yaml"), fixture("nodes.yaml"));
+    let out = run(&["check", "--objects", &pool, "--nodes", &nodes], None);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let body: Vec<&str> = text.lines().skip(1).collect();
+    assert!(
+        text.starts_with("MachinePool default/worker-mp-0 ("),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with("): 4 provider IDs (3 distinct), 5 Nodes")
+    );
+    assert_eq!(
+        body,
+        [
+            "  matched: 2 (2 Ready)",
+            "  ERROR provider ID without Node: aws:///us-east-1a/i-0a1b2c3d4e5f60002",
+            "    hint: Node ip-10-0-1-12.ec2.internal has aws://us-east-1a/i-0a1b2c3d4e5f60002 (differs only in slashes after the scheme)",
+            "  ERROR Node ip-10-0-1-12.ec2.internal is not in the list: aws://us-east-1a/i-0a1b2c3d4e5f60002",
+            "  ERROR Node ip-10-0-3-14.ec2.internal is not in the list: aws:///us-east-1c/i-0a1b2c3d4e5f60009",
+            "  ERROR aws:///us-east-1b/i-0a1b2c3d4e5f60003 is listed 2 times: upstream references Node ip-10-0-2-13.ec2.internal 2 times and counts it 2 times in the ready/available replicas",
+            "  ERROR Node ip-10-0-1-12.ec2.internal still has the node.cluster.x-k8s.io/uninitialized taint: it matches no listed ID, so the MachinePool controller never removes the taint",
+            "  ERROR Node ip-10-0-3-15.ec2.internal still has the node.cluster.x-k8s.io/uninitialized taint: it has no spec.providerID, so the MachinePool controller cannot match it or remove the taint",
+            "  WARN  Node ip-10-0-3-15.ec2.internal has no spec.providerID: upstream skips it until the cloud controller manager sets one",
+            "  upstream: 3 Node references to 2 distinct Nodes, 3 ready replicas (status.replicas 4)",
+        ]
+    );
+}
+
+#[test]
+fn json_report() {
+    let (pool, nodes) = (fixture("pool.yaml"), fixture("nodes.yaml"));
+    let out = run(
+        &[
+            "check",
+            "--objects",
+            &pool,
+            "--nodes",
+            &nodes,
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["passes"], false);
+    let r = &v["objects"][0]["report"];
+    assert_eq!(r["upstream"]["nodeRefs"], 3);
+    assert_eq!(r["nearMisses"][0]["differences"][0], "slashes");
+    assert_eq!(
+        r["listedMoreThanOnce"][0]["providerID"],
+        "aws:///us-east-1b/i-0a1b2c3d4e5f60003"
+    );
+}
+
+const NODE: &str = r#"{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "@NAME@"},
+ "spec": {"providerID": "@ID@"}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}}"#;
+
+fn node(name: &str, id: &str) -> String {
+    NODE.replace("@NAME@", name).replace("@ID@", id)
+}
+
+/// A duplicated entry hides an instance that never joined: upstream's `reconcileNodeRefs` sees
+/// status.replicas == ready replicas == Node references (3) and marks the replicas ready.
+#[test]
+fn duplicate_entry_looks_ready_upstream() {
+    let pool = temp_file(
+        "dup-pool.yaml",
+        b"kind: AWSMachinePool\nmetadata: {name: p}\nspec:\n  providerIDList: [p://1, p://2, p://2]\nstatus: {replicas: 3}\n",
+    );
+    let nodes = temp_file(
+        "dup-nodes.yaml",
+        format!("{}\n---\n{}\n", node("n1", "p://1"), node("n2", "p://2")).as_bytes(),
+    );
+    let out = run(
+        &[
+            "check",
+            "--objects",
+            pool.to_str().unwrap(),
+            "--nodes",
+            nodes.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "  ERROR upstream marks the replicas ready, but only 2 distinct Nodes exist\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn clean_pool_passes() {
+    let pool = temp_file(
+        "clean-pool.yaml",
+        b"kind: AWSMachinePool\nmetadata: {name: p}\nspec:\n  providerIDList: [p://1]\nstatus: {replicas: 1}\n",
+    );
+    let nodes = temp_file(
+        "clean-nodes.yaml",
+        format!(
+            r#"{{"kind": "NodeList", "items": [{}]}}"#,
+            node("n1", "p://1")
+        )
+        .as_bytes(),
+    );
+    let out = run(
+        &[
+            "check",
+            "--objects",
+            pool.to_str().unwrap(),
+            "--nodes",
+            nodes.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).ends_with("  OK every provider ID has one Node and every Node is listed\n")
+    );
+}
+
+#[test]
+fn not_nodes_is_an_input_error() {
+    let pool = fixture("pool.yaml");
+    let out = run(&["check", "--objects", &pool, "--nodes", &pool], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("expected a Node, a NodeList or a List of Nodes, found kind \"MachinePool\"")
+    );
+}
