@@ -120,7 +120,11 @@ pub struct Capability {
 }
 
 /// The capability of every InfraMachinePool CRD in `catalog`, in input order.
-pub(crate) fn compute(catalog: &Catalog, inventory: &Inventory, report: &Report) -> Vec<Capability> {
+pub(crate) fn compute(
+    catalog: &Catalog,
+    inventory: &Inventory,
+    report: &Report,
+) -> Vec<Capability> {
     catalog
         .with_role(Role::Pool)
         .map(|crd| {
@@ -151,7 +155,11 @@ fn contract(crd: &CrdFacts) -> ContractSupport {
     }
 }
 
-fn machine_pool_machines(catalog: &Catalog, inventory: &Inventory, crd: &CrdFacts) -> MachinePoolMachines {
+fn machine_pool_machines(
+    catalog: &Catalog,
+    inventory: &Inventory,
+    crd: &CrdFacts,
+) -> MachinePoolMachines {
     let declared = crd
         .versions
         .iter()
@@ -224,7 +232,10 @@ impl fmt::Display for MachinePoolMachines {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NotSupported => f.write_str("no"),
-            Self::Supported { kind: Some(k), known_from: Some("objects") } => write!(f, "yes ({k})"),
+            Self::Supported {
+                kind: Some(k),
+                known_from: Some("objects"),
+            } => write!(f, "yes ({k})"),
             Self::Supported { kind: Some(k), .. } => write!(f, "yes ({k}, by CRD name)"),
             Self::Supported { .. } => f.write_str("yes (kind set at run time)"),
         }
@@ -283,7 +294,13 @@ pub fn table(capabilities: &[Capability]) -> String {
         })
         .collect();
     let widths: Vec<usize> = (0..header.len())
-        .map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0))
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].len())
+                .chain([header[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let line = |cells: Vec<&str>| {
         let mut out = cells
@@ -300,10 +317,10 @@ pub fn table(capabilities: &[Capability]) -> String {
     for r in &rows {
         out.push_str(&line(r.iter().map(String::as_str).collect()));
     }
-    if capabilities
-        .iter()
-        .any(|c| matches!(c.machine_deletion, Behaviour::Unknown { .. }) || matches!(c.remediation, Behaviour::Unknown { .. }))
-    {
+    if capabilities.iter().any(|c| {
+        matches!(c.machine_deletion, Behaviour::Unknown { .. })
+            || matches!(c.remediation, Behaviour::Unknown { .. })
+    }) {
         out.push_str(&format!(
             "\nunknown: not visible in CRDs; a provider declares it on the InfraMachinePool CRD with the annotations\n  {DECLARE_MACHINE_DELETION}: \"true\"|\"false\"\n  {DECLARE_REMEDIATION}: \"true\"|\"false\"\n"
         ));

@@ -147,6 +147,11 @@ impl Catalog {
         self.crds.push(facts);
     }
 
+    /// How many CRDs were read.
+    pub(crate) fn len(&self) -> usize {
+        self.crds.len()
+    }
+
     /// The CRDs of `kind` in `group` (several when several inputs define it).
     pub(crate) fn find<'a>(
         &'a self,

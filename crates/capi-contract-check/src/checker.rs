@@ -14,8 +14,7 @@ use crate::catalog::{Catalog, CrdFacts, split_api_version};
 use crate::crd::{Names, check_crd};
 use crate::input::{CheckOptions, CrdInput, Role, classify};
 use crate::inventory::{
-    ClassObject, ClusterObject, Inventory, MachineObject, Meta, ObjectRole, PoolObject,
-    object_role,
+    ClassObject, ClusterObject, Inventory, MachineObject, Meta, ObjectRole, PoolObject, object_role,
 };
 use crate::report::{Report, SourceRef, Subject, Target};
 use crate::rules;
@@ -123,7 +122,9 @@ impl Checker {
                     contract,
                 );
                 let meta = Meta::of(object, source_ref);
-                self.inventory.pools.push(PoolObject::of(object, meta, contract));
+                self.inventory
+                    .pools
+                    .push(PoolObject::of(object, meta, contract));
                 checked.err()
             }
             ObjectRole::ClusterClass => {
@@ -145,7 +146,9 @@ impl Checker {
                 }
                 None => Some(format!(
                     "kind {:?} is not an InfraMachinePool, InfraMachine, ClusterClass or Cluster",
-                    capi_machinepool_api::excerpt::excerpt(object["kind"].as_str().unwrap_or_default())
+                    capi_machinepool_api::excerpt::excerpt(
+                        object["kind"].as_str().unwrap_or_default()
+                    )
                 )),
             },
         };
@@ -183,6 +186,20 @@ impl Checker {
                 )
                 .info(note.message.clone(), fix);
         }
+    }
+
+    /// Checks loaded documents (`capi_manifests::load`): CRDs as CRDs, anything else listed
+    /// as skipped.
+    pub fn add_documents(&mut self, documents: Vec<Document>) {
+        for doc in documents {
+            self.add_crd(&CrdInput::from(doc));
+        }
+    }
+
+    /// How many CustomResourceDefinitions were read (checked or not).
+    #[must_use]
+    pub fn crds_read(&self) -> usize {
+        self.catalog.len()
     }
 
     /// Records an input that was read but is not checked.
@@ -271,8 +288,6 @@ pub fn check(crds: &[CustomResourceDefinition]) -> Report {
 pub fn check_documents(documents: Vec<Document>, notes: &[Note], opts: &CheckOptions) -> Report {
     let mut checker = Checker::new(*opts);
     checker.add_notes(notes);
-    for doc in documents {
-        checker.add_crd(&CrdInput::from(doc));
-    }
+    checker.add_documents(documents);
     checker.finish()
 }

@@ -51,7 +51,10 @@ fn infrastructure_template(
     );
     let Some(r) = &pool.infrastructure else {
         check.fail(
-            format!("MachinePoolClass {} names no infrastructure template", excerpt(&pool.class)),
+            format!(
+                "MachinePoolClass {} names no infrastructure template",
+                excerpt(&pool.class)
+            ),
             "set the InfraMachinePoolTemplate (apiVersion, kind, name)",
         );
         return;
@@ -87,7 +90,9 @@ fn template_problem(crd: &CrdFacts) -> Option<String> {
         return Some("no cluster.x-k8s.io/<contract> label".to_owned());
     };
     let Some(v) = crd.version(&version) else {
-        return Some(format!("its contract label names {version}, which it does not define"));
+        return Some(format!(
+            "its contract label names {version}, which it does not define"
+        ));
     };
     let spec = field(&v.schema, &["spec", "template", "spec"]).and_then(type_of);
     (spec != Some("object")).then(|| format!("{version} has no spec.template.spec object"))
@@ -174,8 +179,16 @@ pub(crate) fn template_schemas(report: &mut Report, catalog: &Catalog, contract:
                 continue;
             };
             let path = yaml_path(&version.name, &["spec", "template", "spec"]);
-            let check = report.check(&rules::TEMPLATE_SCHEMA_COMPATIBLE, &subject, contract, path.clone());
-            let Some(pool_spec) = pool.version(&version.name).and_then(|v| field(&v.schema, &["spec"])) else {
+            let check = report.check(
+                &rules::TEMPLATE_SCHEMA_COMPATIBLE,
+                &subject,
+                contract,
+                path.clone(),
+            );
+            let Some(pool_spec) = pool
+                .version(&version.name)
+                .and_then(|v| field(&v.schema, &["spec"]))
+            else {
                 check.warn(
                     format!("{} has no version {} with a spec: the topology controller creates {pool_kind} at the template's version", pool.name, version.name),
                     format!("serve {pool_kind} at {}", version.name),
@@ -214,7 +227,13 @@ fn report_pruned(
     if pruned.len() > MAX_ITEM_FINDINGS {
         report
             .check(&rules::TEMPLATE_SCHEMA_COMPATIBLE, subject, contract, path)
-            .warn(format!("and {} more pruned fields", pruned.len() - MAX_ITEM_FINDINGS), String::new());
+            .warn(
+                format!(
+                    "and {} more pruned fields",
+                    pruned.len() - MAX_ITEM_FINDINGS
+                ),
+                String::new(),
+            );
     }
 }
 
@@ -231,7 +250,10 @@ fn missing_fields(template: &Value, pool: &Value, at: &str, out: &mut Vec<String
     if let Some(props) = template["properties"].as_object() {
         for (name, t) in props {
             let here = format!("{at}.{name}");
-            match pool["properties"].get(name).or_else(|| pool.get("additionalProperties").filter(|a| a.is_object())) {
+            match pool["properties"]
+                .get(name)
+                .or_else(|| pool.get("additionalProperties").filter(|a| a.is_object()))
+            {
                 Some(p) => missing_fields(t, p, &here, out),
                 None => out.push(here),
             }
@@ -241,7 +263,9 @@ fn missing_fields(template: &Value, pool: &Value, at: &str, out: &mut Vec<String
         missing_fields(t, p, &format!("{at}[]"), out);
     }
     if let (Some(t), Some(p)) = (
-        template.get("additionalProperties").filter(|a| a.is_object()),
+        template
+            .get("additionalProperties")
+            .filter(|a| a.is_object()),
         pool.get("additionalProperties").filter(|a| a.is_object()),
     ) {
         missing_fields(t, p, &format!("{at}[*]"), out);

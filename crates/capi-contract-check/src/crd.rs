@@ -375,7 +375,9 @@ fn label_version_served(
         check.pass(format!("{version} is served"));
     } else if label.resolved {
         check.warn(
-            format!("{version} is not served, and references resolve to it (the highest listed version)"),
+            format!(
+                "{version} is not served, and references resolve to it (the highest listed version)"
+            ),
             fix,
         );
     } else {

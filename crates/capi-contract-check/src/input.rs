@@ -120,7 +120,9 @@ pub enum NotChecked {
         name: String,
     },
     /// A CRD of another kind.
-    #[error("{name}: kind {kind} is not an InfraMachinePool, InfraMachinePoolTemplate or InfraMachinePoolMachine")]
+    #[error(
+        "{name}: kind {kind} is not an InfraMachinePool, InfraMachinePoolTemplate or InfraMachinePoolMachine"
+    )]
     OtherKind {
         /// The CRD name.
         name: String,

@@ -32,7 +32,8 @@ pub(crate) struct Meta {
 impl Meta {
     pub(crate) fn of(object: &Value, source: Option<SourceRef>) -> Self {
         // Malformed metadata reads as empty: the object rules report what is missing.
-        let meta: ObjectMeta = serde_json::from_value(object["metadata"].clone()).unwrap_or_default();
+        let meta: ObjectMeta =
+            serde_json::from_value(object["metadata"].clone()).unwrap_or_default();
         let kind = object["kind"].as_str().unwrap_or_default().to_owned();
         let name = meta.name.clone().unwrap_or_else(|| "<no name>".to_owned());
         let subject = Arc::new(Subject::new(
@@ -180,9 +181,15 @@ impl ClassObject {
     pub(crate) fn of(object: &Value, meta: Meta) -> Self {
         let v1beta1 = meta.version() == "v1beta1";
         let (infra, boot): ([&str; 3], [&str; 3]) = if v1beta1 {
-            (["template", "infrastructure", "ref"], ["template", "bootstrap", "ref"])
+            (
+                ["template", "infrastructure", "ref"],
+                ["template", "bootstrap", "ref"],
+            )
         } else {
-            (["infrastructure", "templateRef", ""], ["bootstrap", "templateRef", ""])
+            (
+                ["infrastructure", "templateRef", ""],
+                ["bootstrap", "templateRef", ""],
+            )
         };
         let at = |entry: &Value, path: &[&str; 3]| {
             let v = path

@@ -132,7 +132,11 @@ fn crd_problems(crd: &CrdFacts, kind: &str, version: &str) -> Vec<String> {
             excerpt(version)
         ));
     }
-    if let Some(list) = crd.list_kind.as_deref().filter(|l| *l != format!("{kind}List")) {
+    if let Some(list) = crd
+        .list_kind
+        .as_deref()
+        .filter(|l| *l != format!("{kind}List"))
+    {
         problems.push(format!("listKind is {}", excerpt(list)));
     }
     if !crd.namespaced {
@@ -170,7 +174,10 @@ fn labels(report: &mut Report, pool: &PoolObject, machine: &MachineObject) {
     };
     let machine_pool = pool.machine_pool.as_deref().unwrap_or_default();
     let mut wrong = Vec::new();
-    for (key, expected) in [(CLUSTER_NAME_LABEL, &cluster), (MACHINE_POOL_NAME_LABEL, &pool_name)] {
+    for (key, expected) in [
+        (CLUSTER_NAME_LABEL, &cluster),
+        (MACHINE_POOL_NAME_LABEL, &pool_name),
+    ] {
         match machine.meta.labels.get(key) {
             Some(v) if v == expected => {}
             Some(v) => wrong.push(format!("{key} is {}, expected {expected:?}", excerpt(v))),
@@ -178,7 +185,9 @@ fn labels(report: &mut Report, pool: &PoolObject, machine: &MachineObject) {
         }
     }
     if wrong.is_empty() {
-        check.pass(format!("{CLUSTER_NAME_LABEL}={cluster}, {MACHINE_POOL_NAME_LABEL}={pool_name}"));
+        check.pass(format!(
+            "{CLUSTER_NAME_LABEL}={cluster}, {MACHINE_POOL_NAME_LABEL}={pool_name}"
+        ));
         return;
     }
     let hashed = if pool_name == machine_pool {
@@ -214,7 +223,10 @@ fn owner(report: &mut Report, pool: &PoolObject, machine: &MachineObject) {
     } else {
         check.warn(
             format!("no owner reference to {} {}", p.kind, p.name),
-            format!("add an owner reference to {} {} when creating it", p.kind, p.name),
+            format!(
+                "add an owner reference to {} {} when creating it",
+                p.kind, p.name
+            ),
         );
     }
 }

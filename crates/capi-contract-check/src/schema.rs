@@ -380,7 +380,10 @@ impl VersionCheck<'_> {
         match found {
             Some("string") => check.pass("spec.providerID is a string"),
             other => check.fail(
-                format!("spec.providerID is {}", other.map_or("missing".to_owned(), |t| format!("of type {t}"))),
+                format!(
+                    "spec.providerID is {}",
+                    other.map_or("missing".to_owned(), |t| format!("of type {t}"))
+                ),
                 "add `ProviderID string `json:\"providerID,omitempty\"`` to the spec",
             ),
         }

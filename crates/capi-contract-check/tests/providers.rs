@@ -278,7 +278,8 @@ fn azure_real_tree_labels_come_from_patches() {
         [("deprecated-contract", Warn)]
     );
     assert!(
-        passes(&r, &format!("azuremachinepoolmachines{SUFFIX}")).contains(&"machine-pool-machine-crd")
+        passes(&r, &format!("azuremachinepoolmachines{SUFFIX}"))
+            .contains(&"machine-pool-machine-crd")
     );
 }
 
