@@ -180,7 +180,7 @@ fn labels(report: &mut Report, pool: &PoolObject, machine: &MachineObject) {
     ] {
         match machine.meta.labels.get(key) {
             Some(v) if v == expected => {}
-            Some(v) => wrong.push(format!("{key} is {}, expected {expected:?}", excerpt(v))),
+            Some(v) => wrong.push(format!("{key} is {:?}, expected {expected:?}", excerpt(v))),
             None => wrong.push(format!("{key} is missing, expected {expected:?}")),
         }
     }
@@ -190,7 +190,8 @@ fn labels(report: &mut Report, pool: &PoolObject, machine: &MachineObject) {
         ));
         return;
     }
-    let hashed = if pool_name == machine_pool {
+    let pool_label_wrong = machine.meta.labels.get(MACHINE_POOL_NAME_LABEL) != Some(&pool_name);
+    let hashed = if pool_name == machine_pool || !pool_label_wrong {
         String::new()
     } else {
         format!(

@@ -31,11 +31,7 @@ fn read_crds(checker: &mut Checker, paths: &[PathBuf]) -> Result<(), Failure> {
     checker.add_documents(loaded.documents);
     if checker.crds_read() == 0 {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        return Err(format!(
-            "no CustomResourceDefinition found in {}",
-            names.join(", ")
-        )
-        .into());
+        return Err(format!("no CustomResourceDefinition found in {}", names.join(", ")).into());
     }
     Ok(())
 }
@@ -61,9 +57,9 @@ fn render(report: &Report, args: &Args) -> Result<String, Failure> {
                     .map(|t| t + "\n")
                     .map_err(|e| format!("cannot write JSON: {e}").into())
             }
-            Format::Junit | Format::Github => {
-                Err("--capabilities is written as text or json".to_owned().into())
-            }
+            Format::Junit | Format::Github => Err("--capabilities is written as text or json"
+                .to_owned()
+                .into()),
         };
     }
     Ok(match args.format {
