@@ -34,8 +34,10 @@ pub const DECLARE_REMEDIATION: &str =
 #[serde(rename_all = "camelCase")]
 pub enum ContractSupport {
     /// A version is labelled for the current v1beta2 contract.
+    #[serde(rename = "v1beta2")]
     V1Beta2,
     /// Only the deprecated v1beta1 contract (works until v1beta1 compatibility is removed).
+    #[serde(rename = "v1beta1Only")]
     V1Beta1Only,
     /// No contract label core reads.
     None,
