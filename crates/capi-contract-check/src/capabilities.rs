@@ -45,7 +45,11 @@ pub enum ContractSupport {
 
 /// MachinePool Machines support.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "state", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "state",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum MachinePoolMachines {
     /// The schema has no `status.infrastructureMachineKind`.
     NotSupported,
@@ -62,7 +66,11 @@ pub enum MachinePoolMachines {
 
 /// ClusterClass support: an InfraMachinePoolTemplate exists and passes its checks.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "state", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "state",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum ClusterClassSupport {
     /// The template CRD is among the inputs and none of its checks failed.
     Supported {
@@ -83,7 +91,11 @@ pub enum ClusterClassSupport {
 
 /// A behaviour of the provider's controller.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "state", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "state",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Behaviour {
     /// Not applicable: the kind has no MachinePool Machines.
     NotApplicable,
