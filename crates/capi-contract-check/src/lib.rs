@@ -27,6 +27,7 @@ mod catalog;
 mod checker;
 pub mod clusterclass;
 mod crd;
+pub mod featureset;
 mod input;
 mod inventory;
 mod machines;
