@@ -171,6 +171,9 @@ pub(crate) fn template_schemas(report: &mut Report, catalog: &Catalog, contract:
             continue;
         };
         for version in template.versions.iter().filter(|v| v.served) {
+            let contract = template
+                .contract_of_version(&version.name)
+                .unwrap_or(contract);
             let subject = Arc::new(template.subject.with_target(Target::CrdVersion {
                 name: template.name.clone(),
                 version: version.name.clone(),
@@ -218,7 +221,7 @@ fn report_pruned(
     }
     for field in pruned.iter().take(MAX_ITEM_FINDINGS) {
         report
-            .check(&rules::TEMPLATE_SCHEMA_COMPATIBLE, subject, contract, format!("{path}{field}"))
+            .check(&rules::TEMPLATE_SCHEMA_COMPATIBLE, subject, contract, format!("spec.template.spec{field}"))
             .warn(
                 format!("spec.template.spec{field} has no counterpart in {pool_kind} spec: the API server silently prunes it from the pool the topology controller creates"),
                 format!("add spec{field} to {pool_kind}, or remove it from the template"),
