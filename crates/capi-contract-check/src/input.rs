@@ -170,3 +170,36 @@ pub fn classify(crd: &Value) -> Result<Role, NotChecked> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn classify_says_why_a_document_is_not_checked() {
+        let crd = |group: &str, kind: &str| {
+            json!({"kind": "CustomResourceDefinition", "metadata": {"name": "n"},
+                "spec": {"group": group, "names": {"kind": kind}}})
+        };
+        assert_eq!(classify(&crd("x", "FooMachinePool")), Ok(Role::Pool));
+        assert_eq!(
+            classify(&crd("x", "FooMachinePoolTemplate")),
+            Ok(Role::Template)
+        );
+        assert_eq!(
+            classify(&crd("x", "FooMachinePoolMachine")),
+            Ok(Role::PoolMachine)
+        );
+        assert_eq!(
+            classify(&crd(CORE_GROUP, "MachinePool")),
+            Err(NotChecked::CoreCrd { name: "n".into() })
+        );
+        assert!(matches!(
+            classify(&crd("x", "FooCluster")),
+            Err(NotChecked::OtherKind { .. })
+        ));
+        let err = classify(&json!({"kind": "ConfigMap"})).unwrap_err();
+        assert_eq!(err.to_string(), "<unnamed>: not a CustomResourceDefinition");
+    }
+}

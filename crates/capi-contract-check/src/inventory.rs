@@ -294,3 +294,59 @@ pub(crate) fn object_role(object: &Value) -> ObjectRole {
         _ => ObjectRole::Other,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn meta(v: &Value) -> Meta {
+        Meta::of(v, None)
+    }
+
+    #[test]
+    fn v1beta2_cluster_class_and_cluster_are_read() {
+        let class = json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "ClusterClass",
+            "metadata": {"name": "c", "namespace": "ns"},
+            "spec": {"workers": {"machinePools": [{"class": "a",
+                "bootstrap": {"templateRef": {"apiVersion": "b/v1", "kind": "B", "name": "b"}},
+                "infrastructure": {"templateRef": {"apiVersion": "i/v1", "kind": "I", "name": "i"}}}]}}});
+        let c = ClassObject::of(&class, meta(&class));
+        assert_eq!(c.pools.len(), 1);
+        assert_eq!(c.pools[0].infrastructure.as_ref().unwrap().kind, "I");
+        assert_eq!(c.pools[0].bootstrap.as_ref().unwrap().name, "b");
+        assert_eq!(c.pools[0].infrastructure_path, "infrastructure.templateRef");
+
+        let cluster = json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+            "metadata": {"name": "k", "namespace": "ns"},
+            "spec": {"topology": {"classRef": {"name": "c", "namespace": "shared"},
+                "workers": {"machinePools": [{"class": "a", "name": "mp-0"}]}}}});
+        let k = ClusterObject::of(&cluster, meta(&cluster)).unwrap();
+        assert_eq!(k.class, ("shared".to_owned(), "c".to_owned()));
+        assert_eq!(k.pools, [(0, "mp-0".to_owned(), "a".to_owned())]);
+        // Without a namespace the class is in the Cluster's namespace; no topology, no Cluster.
+        let local = json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
+            "metadata": {"name": "k", "namespace": "ns"}, "spec": {"topology": {"class": "c"}}});
+        assert_eq!(
+            ClusterObject::of(&local, meta(&local)).unwrap().class.0,
+            "ns"
+        );
+        let plain = json!({"kind": "Cluster", "metadata": {"name": "k"}, "spec": {}});
+        assert!(ClusterObject::of(&plain, meta(&plain)).is_none());
+    }
+
+    #[test]
+    fn only_objects_tied_to_a_pool_are_kept_as_infra_machines() {
+        let tied = json!({"apiVersion": "x/v1", "kind": "FooMachine", "metadata": {"name": "m",
+            "ownerReferences": [{"apiVersion": "x/v1", "kind": "FooMachinePool", "name": "p", "uid": "u"}]},
+            "spec": {"providerID": "foo://1"}});
+        let m = MachineObject::of(&tied, meta(&tied)).unwrap();
+        assert!(m.meta.owned_by("x", "FooMachinePool", "p"));
+        assert_eq!(m.provider_id.as_deref(), Some("foo://1"));
+        let other = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
+        assert!(MachineObject::of(&other, meta(&other)).is_none());
+        assert_eq!(object_role(&other), ObjectRole::Other);
+        let core_pool = json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool"});
+        assert_eq!(object_role(&core_pool), ObjectRole::Other);
+    }
+}

@@ -369,3 +369,32 @@ impl Report {
         v
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules;
+
+    #[test]
+    fn accessors_and_derive_info() {
+        let mut r = Report::default();
+        let s = Arc::new(Subject::new(Target::Crd { name: "c".into() }, None));
+        let c = Contract::CURRENT;
+        r.check(&rules::SCOPE, &s, c, "spec.scope").pass("ok");
+        r.check(&rules::LIST_KIND, &s, c, "spec.names.listKind")
+            .pass("defaulted");
+        r.check(&rules::LIST_KIND, &s, c, "spec.names.listKind")
+            .info("not written", "");
+        r.check(&rules::CRD_NAME, &s, c, "metadata.name")
+            .fail("bad", "fix");
+        r.check(&rules::SCOPE, &s, c, "spec.scope")
+            .warn("odd", "fix");
+        assert_eq!(r.outcome(&rules::SCOPE), Some(Outcome::Warn));
+        assert_eq!(r.outcome(&rules::CRD_NAME), Some(Outcome::Fail));
+        assert_eq!(r.outcome(&rules::CATEGORIES), None);
+        assert_eq!(r.failed_rules(), [&rules::CRD_NAME]);
+        let quiet = r.without_derive_info();
+        assert_eq!(quiet.count(Outcome::Info), 0);
+        assert_eq!(quiet.outcome(&rules::LIST_KIND), Some(Outcome::Pass));
+    }
+}
