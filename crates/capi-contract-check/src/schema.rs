@@ -375,15 +375,12 @@ impl VersionCheck<'_> {
     /// `spec.providerID` as a string to find the Node (`createOrUpdateMachines`).
     fn machine_provider_id(&mut self) {
         let f = ["spec", "providerID"];
-        let found = field(self.schema, &f).and_then(type_of);
+        let node = field(self.schema, &f);
         let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, &f);
-        match found {
+        match node.and_then(type_of) {
             Some("string") => check.pass("spec.providerID is a string"),
-            other => check.fail(
-                format!(
-                    "spec.providerID is {}",
-                    other.map_or("missing".to_owned(), |t| format!("of type {t}"))
-                ),
+            _ => check.fail(
+                format!("spec.providerID is {}", describe(node)),
                 "add `ProviderID string `json:\"providerID,omitempty\"`` to the spec",
             ),
         }

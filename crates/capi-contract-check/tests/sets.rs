@@ -58,6 +58,14 @@ fn by_name<'a>(objects: &'a mut [Value], kind: &str, name: &str) -> &'a mut Valu
         .unwrap()
 }
 
+/// Findings of `rule` with `outcome`.
+fn with_outcome<'a>(report: &'a Report, rule: &str, outcome: Outcome) -> Vec<&'a Finding> {
+    of_rule(report, rule)
+        .into_iter()
+        .filter(|f| f.outcome == outcome)
+        .collect()
+}
+
 /// Findings of `rule` about objects (not CRDs).
 fn on_objects<'a>(report: &'a Report, rule: &str) -> Vec<&'a Finding> {
     of_rule(report, rule)
@@ -111,10 +119,7 @@ fn an_infra_machine_without_the_formatted_pool_name_is_flagged_with_the_expected
             Some(raw) => labels.insert("cluster.x-k8s.io/pool-name".into(), json!(raw)),
         };
         let r = check_with(&[], &objs);
-        let failed: Vec<_> = of_rule(&r, "machine-pool-machine-labels")
-            .into_iter()
-            .filter(|f| f.outcome == Outcome::Fail)
-            .collect();
+        let failed: Vec<_> = with_outcome(&r, "machine-pool-machine-labels", Outcome::Fail);
         assert_eq!(failed.len(), 1, "{r}");
         let f = failed[0];
         assert_eq!(
@@ -183,10 +188,7 @@ fn owner_and_provider_id_mutations_warn() {
         "machine-pool-machine-owner",
         "machine-pool-machine-provider-id",
     ] {
-        let warned: Vec<_> = of_rule(&r, rule)
-            .into_iter()
-            .filter(|f| f.outcome == Outcome::Warn)
-            .collect();
+        let warned: Vec<_> = with_outcome(&r, rule, Outcome::Warn);
         assert_eq!(warned.len(), 1, "{rule}: {r}");
         assert_eq!(
             warned[0].subject.to_string(),
@@ -201,10 +203,7 @@ fn an_owned_infra_machine_of_another_cluster_label_is_not_selectable() {
     by_name(&mut objs, "AzureMachinePoolMachine", "prod-workers-d4s-0")["metadata"]["labels"]["cluster.x-k8s.io/cluster-name"] =
         json!("staging");
     let r = check_with(&[], &objs);
-    let f: Vec<_> = of_rule(&r, "machine-pool-machine-labels")
-        .into_iter()
-        .filter(|f| f.outcome == Outcome::Fail)
-        .collect();
+    let f: Vec<_> = with_outcome(&r, "machine-pool-machine-labels", Outcome::Fail);
     assert_eq!(f.len(), 1);
     assert!(
         f[0].message
@@ -222,10 +221,7 @@ fn a_cluster_class_naming_a_template_kind_the_provider_lacks_is_flagged() {
     class["spec"]["workers"]["machinePools"][1]["template"]["infrastructure"]["ref"]["kind"] =
         json!("AzureMachinePoolTemplate");
     let r = check_with(&[], &objs);
-    let failed: Vec<_> = of_rule(&r, "clusterclass-infrastructure-template")
-        .into_iter()
-        .filter(|f| f.outcome == Outcome::Fail)
-        .collect();
+    let failed: Vec<_> = with_outcome(&r, "clusterclass-infrastructure-template", Outcome::Fail);
     assert_eq!(failed.len(), 1, "{r}");
     assert_eq!(
         failed[0].path,
@@ -279,10 +275,7 @@ fn a_cluster_topology_naming_an_unknown_class_is_flagged() {
     by_name(&mut objs, "Cluster", "aks-1")["spec"]["topology"]["workers"]["machinePools"][1]["class"] =
         json!("gpu-worker");
     let r = check_with(&[], &objs);
-    let failed: Vec<_> = of_rule(&r, "cluster-topology-machine-pool-class")
-        .into_iter()
-        .filter(|f| f.outcome == Outcome::Fail)
-        .collect();
+    let failed: Vec<_> = with_outcome(&r, "cluster-topology-machine-pool-class", Outcome::Fail);
     assert_eq!(failed.len(), 1);
     assert_eq!(
         failed[0].path,
@@ -302,10 +295,7 @@ fn template_fields_the_pool_lacks_are_named() {
     // Real CAPZ: AzureASOManagedMachinePoolTemplate's template is typed
     // AzureASOManagedControlPlaneResource, whose `version` AzureASOManagedMachinePool lacks.
     let r = check_with(&[], &[]);
-    let warned: Vec<_> = of_rule(&r, "template-schema-compatible")
-        .into_iter()
-        .filter(|f| f.outcome == Outcome::Warn)
-        .collect();
+    let warned: Vec<_> = with_outcome(&r, "template-schema-compatible", Outcome::Warn);
     assert!(!warned.is_empty());
     for f in warned {
         assert!(
