@@ -91,7 +91,7 @@ impl Checker {
         }
     }
 
-    /// The contract an object is judged against: the one `--only-contract` names, else the
+    /// The contract an object is judged against: [`CheckOptions::only_contract`], else the
     /// newest contract whose label on the object's CRD (among the CRDs already added) lists
     /// the object's version, else the current one.
     #[must_use]
@@ -173,7 +173,7 @@ impl Checker {
                 }),
             ));
             let fix = if note.may_change_resources {
-                "pipe the rendered manifests instead: `kustomize build DIR | capi-machinepool check -`"
+                "check the rendered manifests instead (the output of `kustomize build DIR`)"
             } else {
                 ""
             };

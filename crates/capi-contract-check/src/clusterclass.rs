@@ -140,7 +140,7 @@ fn topology_classes(report: &mut Report, inventory: &Inventory, cluster: &Cluste
         let Some(class) = class else {
             check.info(
                 format!("ClusterClass {namespace}/{name} is not among the inputs: MachinePool {pool}'s class not checked"),
-                "give the ClusterClass with --objects",
+                "give the ClusterClass with the objects",
             );
             continue;
         };
