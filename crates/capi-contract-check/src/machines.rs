@@ -6,10 +6,12 @@
 //! label and the `cluster.x-k8s.io/pool-name` label holding `format.MustFormatValue` of the
 //! MachinePool's name; each becomes a Machine whose Node is found by `spec.providerID`.
 
+use std::collections::BTreeMap;
+
 use capi_contract::reader::ReadError;
 use capi_machinepool_api::constants::{CLUSTER_NAME_LABEL, MACHINE_POOL_NAME_LABEL};
 use capi_machinepool_api::excerpt::excerpt;
-use capi_machinepool_api::label_format::format_value;
+use capi_machinepool_api::views::machine_pool_machines_labels;
 
 use crate::catalog::{Catalog, CrdFacts};
 use crate::inventory::{Inventory, MachineObject, PoolObject};
@@ -59,14 +61,18 @@ pub(crate) fn check(report: &mut Report, catalog: &Catalog, inventory: &Inventor
         .collect()
 }
 
-/// The label selector upstream computes for `pool`, when the pool says which MachinePool and
-/// Cluster it belongs to.
-fn selector(pool: &PoolObject) -> Option<(String, String)> {
-    let machine_pool = pool.machine_pool.as_deref()?;
-    Some((
-        pool.cluster.clone()?,
-        format_value(machine_pool).into_owned(),
+/// The label selector upstream computes for `pool` (`views::machine_pool_machines_labels`, the
+/// pool name formatted), when the pool says which MachinePool and Cluster it belongs to.
+fn selector(pool: &PoolObject) -> Option<BTreeMap<String, String>> {
+    Some(machine_pool_machines_labels(
+        pool.cluster.as_deref()?,
+        pool.machine_pool.as_deref()?,
     ))
+}
+
+/// True when `labels` hold every label of `selector`.
+fn matches(selector: &BTreeMap<String, String>, labels: &BTreeMap<String, String>) -> bool {
+    selector.iter().all(|(k, v)| labels.get(k) == Some(v))
 }
 
 /// An InfraMachine of the pool's kind in its namespace, owned by it or selected by it.
@@ -76,10 +82,7 @@ fn belongs_to(pool: &PoolObject, kind: &str, machine: &MachineObject) -> bool {
         return false;
     }
     let owned = m.owned_by(pool.meta.group(), &pool.meta.kind, &pool.meta.name);
-    let selected = selector(pool).is_some_and(|(cluster, pool_name)| {
-        m.labels.get(CLUSTER_NAME_LABEL) == Some(&cluster)
-            && m.labels.get(MACHINE_POOL_NAME_LABEL) == Some(&pool_name)
-    });
+    let selected = selector(pool).is_some_and(|s| matches(&s, &m.labels));
     owned || selected
 }
 
@@ -162,7 +165,7 @@ fn labels(report: &mut Report, pool: &PoolObject, machine: &MachineObject) {
         pool.contract,
         "metadata.labels",
     );
-    let Some((cluster, pool_name)) = selector(pool) else {
+    let Some(selector) = selector(pool) else {
         check.info(
             format!(
                 "{} {} has no controller reference to a MachinePool or no {CLUSTER_NAME_LABEL} label (core sets both when it reconciles the pool): the selector cannot be computed",
@@ -173,11 +176,9 @@ fn labels(report: &mut Report, pool: &PoolObject, machine: &MachineObject) {
         return;
     };
     let machine_pool = pool.machine_pool.as_deref().unwrap_or_default();
+    let wanted: Vec<String> = selector.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let mut wrong = Vec::new();
-    for (key, expected) in [
-        (CLUSTER_NAME_LABEL, &cluster),
-        (MACHINE_POOL_NAME_LABEL, &pool_name),
-    ] {
+    for (key, expected) in &selector {
         match machine.meta.labels.get(key) {
             Some(v) if v == expected => {}
             Some(v) => wrong.push(format!("{key} is {:?}, expected {expected:?}", excerpt(v))),
@@ -185,12 +186,18 @@ fn labels(report: &mut Report, pool: &PoolObject, machine: &MachineObject) {
         }
     }
     if wrong.is_empty() {
-        check.pass(format!(
-            "{CLUSTER_NAME_LABEL}={cluster}, {MACHINE_POOL_NAME_LABEL}={pool_name}"
-        ));
+        check.pass(wanted.join(", "));
         return;
     }
-    let pool_label_wrong = machine.meta.labels.get(MACHINE_POOL_NAME_LABEL) != Some(&pool_name);
+    let pool_name = selector
+        .get(MACHINE_POOL_NAME_LABEL)
+        .map_or("", String::as_str);
+    let pool_label_wrong = machine
+        .meta
+        .labels
+        .get(MACHINE_POOL_NAME_LABEL)
+        .map(String::as_str)
+        != Some(pool_name);
     let hashed = if pool_name == machine_pool || !pool_label_wrong {
         String::new()
     } else {
@@ -206,7 +213,8 @@ fn labels(report: &mut Report, pool: &PoolObject, machine: &MachineObject) {
             machine.meta.kind
         ),
         format!(
-            "label it {CLUSTER_NAME_LABEL}={cluster} and {MACHINE_POOL_NAME_LABEL}={pool_name} (format.MustFormatValue of the MachinePool name)"
+            "label it {} (the pool name as format.MustFormatValue gives it)",
+            wanted.join(" and ")
         ),
     );
 }
