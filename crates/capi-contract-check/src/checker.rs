@@ -115,17 +115,12 @@ impl Checker {
         let skipped = match object_role(object) {
             ObjectRole::Pool => {
                 let contract = self.object_contract(object);
-                let checked = crate::object::check_object(
-                    &mut self.report,
-                    object,
-                    source_ref.clone(),
-                    contract,
-                );
+                crate::object::check_object(&mut self.report, object, source_ref.clone(), contract);
                 let meta = Meta::of(object, source_ref);
                 self.inventory
                     .pools
                     .push(PoolObject::of(object, meta, contract));
-                checked.err()
+                None
             }
             ObjectRole::ClusterClass => {
                 let meta = Meta::of(object, source_ref);

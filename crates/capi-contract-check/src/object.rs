@@ -6,7 +6,7 @@ use capi_conditions::unstructured::check_list;
 use capi_conditions::validate::Shape;
 use capi_contract::Contract;
 use capi_contract::provider_ids::{self, ProblemKind, Severity};
-use capi_contract::reader::InfraMachinePoolReader;
+use capi_contract::reader::{InfraMachinePoolReader, ReadError};
 use capi_machinepool_api::excerpt::excerpt;
 use serde_json::Value;
 
@@ -17,23 +17,15 @@ use crate::rules::{self, Rule};
 /// counted in one more finding.
 pub const MAX_ITEM_FINDINGS: usize = 10;
 
-/// Why an object is not checked, or `Ok` once its findings are recorded.
+/// Records the findings of one InfraMachinePool object (the caller decided it is one, see
+/// `inventory::object_role`).
 pub(crate) fn check_object(
     report: &mut Report,
     object: &Value,
     source: Option<SourceRef>,
     contract: Contract,
-) -> Result<(), String> {
+) {
     let kind = object["kind"].as_str().unwrap_or_default();
-    let core = object["apiVersion"]
-        .as_str()
-        .is_some_and(|a| a.starts_with("cluster.x-k8s.io/"));
-    if !kind.ends_with("MachinePool") || core {
-        return Err(format!(
-            "kind {:?} is not an InfraMachinePool",
-            excerpt(kind)
-        ));
-    }
     let meta = &object["metadata"];
     let subject = Arc::new(Subject::new(
         Target::Object {
@@ -61,7 +53,6 @@ pub(crate) fn check_object(
     c.replicas(object);
     c.conditions(object);
     c.consistency(object);
-    Ok(())
 }
 
 /// `<section>.<name>` of the object, when present and not null.
@@ -209,20 +200,23 @@ impl ObjectCheck<'_> {
         }
     }
 
+    /// `replicas-values`: `status.replicas`, read as core reads it, is an int32 >= 0.
     fn replicas(&mut self, v: &Value) {
-        let path = "status.replicas";
-        let Some(r) = present(v, "status", "replicas") else {
+        let replicas = InfraMachinePoolReader::new(v, self.contract).replicas();
+        if replicas.as_ref().is_err_and(ReadError::is_missing) {
             return;
-        };
-        let check = self
-            .report
-            .check(&rules::REPLICAS_VALUES, self.subject, self.contract, path);
-        match r.as_i64() {
-            Some(n) if (0..=i64::from(i32::MAX)).contains(&n) => check.pass(n.to_string()),
-            _ => check.fail(
-                format!("{} is not an int32 >= 0", excerpt(&r.to_string())),
-                "report the observed number of instances",
-            ),
+        }
+        let check = self.report.check(
+            &rules::REPLICAS_VALUES,
+            self.subject,
+            self.contract,
+            "status.replicas",
+        );
+        let fix = "report the observed number of instances";
+        match replicas {
+            Ok(n) if n >= 0 => check.pass(n.to_string()),
+            Ok(n) => check.fail(format!("{n} is negative"), fix),
+            Err(e) => check.fail(e.to_string(), fix),
         }
     }
 
@@ -328,7 +322,7 @@ mod tests {
             document: 0,
             line: 1,
         };
-        check_object(&mut r, &value, Some(source), Contract::V1Beta2).unwrap();
+        check_object(&mut r, &value, Some(source), Contract::V1Beta2);
         r
     }
 
