@@ -115,8 +115,8 @@ impl Checker {
         let skipped = match object_role(object) {
             ObjectRole::Pool => {
                 let contract = self.object_contract(object);
-                crate::object::check_object(&mut self.report, object, source_ref.clone(), contract);
                 let meta = Meta::of(object, source_ref);
+                crate::object::check_object(&mut self.report, object, &meta.subject, contract);
                 self.inventory
                     .pools
                     .push(PoolObject::of(object, meta, contract));

@@ -30,28 +30,31 @@ pub(crate) struct Meta {
 }
 
 impl Meta {
+    /// Name and namespace as written (the subject the object rules report on too); labels
+    /// and owner references parsed each on its own, malformed ones read as empty (the object
+    /// rules report what is wrong).
     pub(crate) fn of(object: &Value, source: Option<SourceRef>) -> Self {
-        // Malformed metadata reads as empty: the object rules report what is missing.
-        let meta: ObjectMeta =
-            serde_json::from_value(object["metadata"].clone()).unwrap_or_default();
-        let kind = object["kind"].as_str().unwrap_or_default().to_owned();
-        let name = meta.name.clone().unwrap_or_else(|| "<no name>".to_owned());
+        let meta = &object["metadata"];
+        let text = |v: &Value| v.as_str().map(str::to_owned);
+        let kind = text(&object["kind"]).unwrap_or_default();
+        let name = text(&meta["name"]).unwrap_or_else(|| "<no name>".to_owned());
+        let namespace = text(&meta["namespace"]);
         let subject = Arc::new(Subject::new(
             Target::Object {
                 kind: kind.clone(),
-                namespace: meta.namespace.clone(),
+                namespace: namespace.clone(),
                 name: name.clone(),
             },
             source,
         ));
         Self {
             subject,
-            api_version: object["apiVersion"].as_str().unwrap_or_default().to_owned(),
+            api_version: text(&object["apiVersion"]).unwrap_or_default(),
             kind,
-            namespace: meta.namespace.clone().unwrap_or_default(),
+            namespace: namespace.unwrap_or_default(),
             name,
-            labels: meta.labels.clone().unwrap_or_default(),
-            owners: meta.owner_references.clone().unwrap_or_default(),
+            labels: serde_json::from_value(meta["labels"].clone()).unwrap_or_default(),
+            owners: serde_json::from_value(meta["ownerReferences"].clone()).unwrap_or_default(),
         }
     }
 

@@ -10,32 +10,23 @@ use capi_contract::reader::{InfraMachinePoolReader, ReadError};
 use capi_machinepool_api::excerpt::excerpt;
 use serde_json::Value;
 
-use crate::report::{Report, SourceRef, Subject, Target};
+use crate::report::{Report, Subject};
 use crate::rules::{self, Rule};
 
 /// At most this many offending list entries are reported one by one per rule; the rest are
 /// counted in one more finding.
 pub const MAX_ITEM_FINDINGS: usize = 10;
 
-/// Records the findings of one InfraMachinePool object (the caller decided it is one, see
-/// `inventory::object_role`).
+/// Records the findings of one InfraMachinePool object about `subject` (the caller decided it
+/// is one, see `inventory::object_role`).
 pub(crate) fn check_object(
     report: &mut Report,
     object: &Value,
-    source: Option<SourceRef>,
+    subject: &Arc<Subject>,
     contract: Contract,
 ) {
-    let kind = object["kind"].as_str().unwrap_or_default();
     let meta = &object["metadata"];
-    let subject = Arc::new(Subject::new(
-        Target::Object {
-            kind: kind.to_owned(),
-            namespace: meta["namespace"].as_str().map(str::to_owned),
-            name: meta["name"].as_str().unwrap_or("<no name>").to_owned(),
-        },
-        source,
-    ));
-    let check = report.check(&rules::TYPE_AND_OBJECT_META, &subject, contract, "metadata");
+    let check = report.check(&rules::TYPE_AND_OBJECT_META, subject, contract, "metadata");
     if object["apiVersion"].is_string() && meta["name"].is_string() {
         check.pass("apiVersion, kind, metadata.name");
     } else {
@@ -46,7 +37,7 @@ pub(crate) fn check_object(
     }
     let mut c = ObjectCheck {
         report,
-        subject: &subject,
+        subject,
         contract,
     };
     c.provider_ids(object);
@@ -317,12 +308,13 @@ mod tests {
 
     fn run(value: Value) -> Report {
         let mut r = Report::default();
-        let source = SourceRef {
+        let source = crate::report::SourceRef {
             file: "t.yaml".into(),
             document: 0,
             line: 1,
         };
-        check_object(&mut r, &value, Some(source), Contract::V1Beta2);
+        let meta = crate::inventory::Meta::of(&value, Some(source));
+        check_object(&mut r, &value, &meta.subject, Contract::V1Beta2);
         r
     }
 
