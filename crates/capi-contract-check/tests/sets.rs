@@ -27,7 +27,10 @@ fn objects() -> Vec<Value> {
 
 /// Checks the CAPZ tree (without the CRDs `drop` names) and `objects`.
 fn check_with(drop: &[&str], objects: &[Value]) -> Report {
-    let loaded = load(&[fixture(CAPZ)], Limits::default()).unwrap();
+    static TREE: std::sync::OnceLock<capi_manifests::load::Loaded> = std::sync::OnceLock::new();
+    let loaded = TREE
+        .get_or_init(|| load(&[fixture(CAPZ)], Limits::default()).unwrap())
+        .clone();
     let mut checker = Checker::new(CheckOptions::default());
     checker.add_notes(&loaded.notes);
     checker.add_documents(
@@ -426,4 +429,76 @@ fn a_provider_declares_what_cannot_be_seen_statically() {
         table.contains("yes (declared)") && table.contains("no (declared)"),
         "{table}"
     );
+}
+
+mod malformed {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Paths the set rules read, each replaced by a value of another shape.
+    const PATHS: &[&[&str]] = &[
+        &["metadata"],
+        &["metadata", "labels"],
+        &["metadata", "ownerReferences"],
+        &["metadata", "name"],
+        &["apiVersion"],
+        &["kind"],
+        &["spec"],
+        &["spec", "providerID"],
+        &["spec", "providerIDList"],
+        &["status"],
+        &["status", "infrastructureMachineKind"],
+        &["spec", "workers"],
+        &["spec", "workers", "machinePools"],
+        &["spec", "topology"],
+        &["spec", "topology", "workers", "machinePools"],
+    ];
+
+    fn any_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<i64>().prop_map(Value::from),
+            any::<bool>().prop_map(Value::from),
+            ".{0,12}".prop_map(Value::from),
+            Just(json!([1, "x", null, {}])),
+            Just(json!({"kind": 3, "name": []})),
+        ]
+    }
+
+    fn set(v: &mut Value, path: &[&str], new: Value) {
+        let mut at = v;
+        for (i, key) in path.iter().enumerate() {
+            if !at.is_object() {
+                return;
+            }
+            if i + 1 == path.len() {
+                at[*key] = new;
+                return;
+            }
+            at = &mut at[*key];
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(capi_test_support::proptest_cases(64)))]
+
+        /// Malformed fields in any of the objects never stop the checker: every object read is
+        /// either judged or listed as skipped, and every finding names a known rule.
+        #[test]
+        fn malformed_objects_are_reported_not_fatal(
+            which in 0usize..16,
+            path in 0usize..PATHS.len(),
+            value in any_value(),
+        ) {
+            let mut objs = objects();
+            let index = which % objs.len();
+            set(&mut objs[index], PATHS[path], value);
+            let r = check_with(&[], &objs);
+            for f in &r.findings {
+                prop_assert!(capi_contract_check::rules::by_id(f.rule.id).is_some());
+            }
+            prop_assert_eq!(r.capabilities.len(), 3);
+            let _ = capi_contract_check::render::json(&r);
+        }
+    }
 }
