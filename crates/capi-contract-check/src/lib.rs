@@ -19,6 +19,9 @@
 //! // In a provider's unit test: `check(&[MyPool::crd(), MyPoolTemplate::crd()])`.
 //! let report = check(&my_crds);
 //! assert!(report.passes(), "{report}");
+//! // INFO a kube-derive CRD cannot act on (listKind, implicit root fields) left out:
+//! let report = report.without_derive_info();
+//! assert!(report.failed_rules().is_empty());
 //! ```
 #![deny(missing_docs)]
 
