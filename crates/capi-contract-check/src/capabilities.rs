@@ -57,8 +57,9 @@ pub enum MachinePoolMachines {
     Supported {
         /// The InfraMachine kind, when known.
         kind: Option<String>,
-        /// How the kind is known: `objects` (a pool given with `--objects` names it) or
-        /// `crd-name` (a `<Kind>Machine` CRD of the same group exists).
+        /// How the kind is known: `objects` (a pool given with the objects names it) or
+        /// `crd-name` (a `<Kind>Machine` CRD, or the kind without `Pool`, exists in the same
+        /// group: a guess to confirm with objects).
         #[serde(skip_serializing_if = "Option::is_none")]
         known_from: Option<&'static str>,
     },
@@ -192,11 +193,18 @@ fn machine_pool_machines(
             known_from: Some("objects"),
         };
     }
-    let by_name = format!("{}Machine", crd.kind);
-    let exists = catalog.find(&crd.group, &by_name).next().is_some();
+    // The InfraMachine kind by name: `<Kind>Machine` (CAPZ's AzureMachinePoolMachine) or the
+    // kind without `Pool` (the contract page's example: AWSMachinePool uses AWSMachine).
+    let candidates = [
+        format!("{}Machine", crd.kind),
+        crd.kind.strip_suffix("Pool").unwrap_or_default().to_owned(),
+    ];
+    let by_name = candidates
+        .into_iter()
+        .find(|k| !k.is_empty() && catalog.find(&crd.group, k).next().is_some());
     MachinePoolMachines::Supported {
-        kind: exists.then_some(by_name),
-        known_from: exists.then_some("crd-name"),
+        known_from: by_name.is_some().then_some("crd-name"),
+        kind: by_name,
     }
 }
 

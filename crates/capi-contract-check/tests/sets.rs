@@ -502,3 +502,39 @@ mod malformed {
         }
     }
 }
+
+/// CAPA's real tree: AWSMachinePool declares `status.infrastructureMachineKind`; no
+/// `AWSMachinePoolMachine` CRD exists, but `AWSMachine` does (the kind the contract page names
+/// for AWS), so the report names it as a guess by CRD name.
+#[test]
+fn capa_capabilities_guess_aws_machine() {
+    let loaded = load(
+        &[fixture("provider-trees/capa/config/crd")],
+        Limits::default(),
+    )
+    .unwrap();
+    let r = capi_contract_check::check_documents(
+        loaded.documents,
+        &loaded.notes,
+        &CheckOptions::default(),
+    );
+    let kinds: Vec<(&str, &MachinePoolMachines)> = r
+        .capabilities
+        .iter()
+        .map(|c| (c.kind.as_str(), &c.machine_pool_machines))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (
+                "AWSMachinePool",
+                &MachinePoolMachines::Supported {
+                    kind: Some("AWSMachine".into()),
+                    known_from: Some("crd-name")
+                }
+            ),
+            ("AWSManagedMachinePool", &MachinePoolMachines::NotSupported),
+            ("ROSAMachinePool", &MachinePoolMachines::NotSupported),
+        ]
+    );
+}
