@@ -10,8 +10,12 @@ use capi_manifests::{Document, Source};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
+use crate::catalog::{Catalog, CrdFacts, split_api_version};
 use crate::crd::{Names, check_crd};
 use crate::input::{CheckOptions, CrdInput, Role, classify};
+use crate::inventory::{
+    ClassObject, ClusterObject, Inventory, MachineObject, Meta, ObjectRole, PoolObject, object_role,
+};
 use crate::report::{Report, SourceRef, Subject, Target};
 use crate::rules;
 
@@ -32,6 +36,8 @@ pub struct Checker {
     report: Report,
     pools: Vec<(String, String, Arc<Subject>)>,
     templates: BTreeSet<(String, String)>,
+    catalog: Catalog,
+    inventory: Inventory,
 }
 
 impl Checker {
@@ -43,6 +49,8 @@ impl Checker {
             report: Report::default(),
             pools: Vec::new(),
             templates: BTreeSet::new(),
+            catalog: Catalog::default(),
+            inventory: Inventory::default(),
         }
     }
 
@@ -52,11 +60,16 @@ impl Checker {
         self.opts.only_contract.unwrap_or(Contract::CURRENT)
     }
 
-    /// Checks a CRD; one that is not an InfraMachinePool (or template) is listed as skipped.
+    /// Checks a CRD; one that is not an InfraMachinePool (or template, or pool machine) is
+    /// listed as skipped, and remembered for the rules that judge inputs together.
     pub fn add_crd(&mut self, input: &CrdInput) {
         let role = match classify(&input.crd) {
             Ok(role) => role,
             Err(reason) => {
+                if input.crd["kind"] == "CustomResourceDefinition" {
+                    let subject = CrdFacts::subject_of(input);
+                    self.catalog.add(CrdFacts::of(input, subject));
+                }
                 let from = input
                     .source
                     .as_ref()
@@ -66,6 +79,7 @@ impl Checker {
             }
         };
         let subject = check_crd(&mut self.report, &self.opts, input, role);
+        self.catalog.add(CrdFacts::of(input, Arc::clone(&subject)));
         let names = Names::of(&input.crd);
         let key = (names.group.to_owned(), names.kind.to_owned());
         match role {
@@ -73,15 +87,65 @@ impl Checker {
             Role::Template => {
                 self.templates.insert(key);
             }
+            Role::PoolMachine => {}
         }
     }
 
-    /// Checks an InfraMachinePool object (other kinds are listed as skipped).
+    /// The contract an object is judged against: [`CheckOptions::only_contract`], else the
+    /// newest contract whose label on the object's CRD (among the CRDs already added) lists
+    /// the object's version, else the current one.
+    #[must_use]
+    pub fn object_contract(&self, object: &Value) -> Contract {
+        if let Some(only) = self.opts.only_contract {
+            return only;
+        }
+        let (group, version) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
+        let kind = object["kind"].as_str().unwrap_or_default();
+        self.catalog
+            .find(group, kind)
+            .find_map(|crd| crd.contract_of_version(version))
+            .unwrap_or(Contract::CURRENT)
+    }
+
+    /// Checks an InfraMachinePool object and remembers, for the rules that judge objects as
+    /// a set, InfraMachinePools, their InfraMachines, ClusterClasses and Clusters with a
+    /// topology; other objects are listed as skipped.
     pub fn add_object(&mut self, object: &Value, source: Option<&Source>) {
-        let contract = self.contract();
-        if let Err(reason) =
-            crate::object::check_object(&mut self.report, object, source.map(Into::into), contract)
-        {
+        let source_ref: Option<SourceRef> = source.map(Into::into);
+        let skipped = match object_role(object) {
+            ObjectRole::Pool => {
+                let contract = self.object_contract(object);
+                let meta = Meta::of(object, source_ref);
+                crate::object::check_object(&mut self.report, object, &meta.subject, contract);
+                self.inventory
+                    .pools
+                    .push(PoolObject::of(object, meta, contract));
+                None
+            }
+            ObjectRole::ClusterClass => {
+                let meta = Meta::of(object, source_ref);
+                self.inventory.classes.push(ClassObject::of(object, meta));
+                None
+            }
+            ObjectRole::Cluster => match ClusterObject::of(object, Meta::of(object, source_ref)) {
+                Some(cluster) => {
+                    self.inventory.clusters.push(cluster);
+                    None
+                }
+                None => Some("a Cluster without spec.topology".to_owned()),
+            },
+            ObjectRole::Other => match MachineObject::of(object, Meta::of(object, source_ref)) {
+                Some(machine) => {
+                    self.inventory.machines.push(machine);
+                    None
+                }
+                None => Some(format!(
+                    "kind {:?} is not an InfraMachinePool, InfraMachine, ClusterClass or Cluster",
+                    capi_diagnostics::excerpt::excerpt(object["kind"].as_str().unwrap_or_default())
+                )),
+            },
+        };
+        if let Some(reason) = skipped {
             let from = source.map_or_else(String::new, |s| format!("{s}: "));
             self.report.skipped.push(format!("{from}{reason}"));
         }
@@ -102,7 +166,7 @@ impl Checker {
                 }),
             ));
             let fix = if note.may_change_resources {
-                "pipe the rendered manifests instead: `kustomize build DIR | capi-machinepool check -`"
+                "check the rendered manifests instead (the output of `kustomize build DIR`)"
             } else {
                 ""
             };
@@ -117,6 +181,20 @@ impl Checker {
         }
     }
 
+    /// Checks loaded documents (`capi_manifests::load`): CRDs as CRDs, anything else listed
+    /// as skipped.
+    pub fn add_documents(&mut self, documents: Vec<Document>) {
+        for doc in documents {
+            self.add_crd(&CrdInput::from(doc));
+        }
+    }
+
+    /// How many CustomResourceDefinitions were read (checked or not).
+    #[must_use]
+    pub fn crds_read(&self) -> usize {
+        self.catalog.len()
+    }
+
     /// Records an input that was read but is not checked.
     pub fn skip(&mut self, reason: impl Into<String>) {
         self.report.skipped.push(reason.into());
@@ -128,10 +206,24 @@ impl Checker {
         &self.report
     }
 
-    /// Adds, for each pool, whether its template CRD was among the inputs, and returns the
-    /// report.
+    /// Adds what needs every input (whether each pool's template CRD was among them, the
+    /// template schemas, MachinePool Machines, ClusterClasses and topologies), then the
+    /// capability of each InfraMachinePool kind, and returns the report.
     #[must_use]
     pub fn finish(mut self) -> Report {
+        self.templates_of_pools();
+        let contract = self.contract();
+        crate::clusterclass::template_schemas(&mut self.report, &self.catalog, contract);
+        let unclaimed = crate::machines::check(&mut self.report, &self.catalog, &self.inventory);
+        self.report.skipped.extend(unclaimed);
+        crate::clusterclass::check(&mut self.report, &self.catalog, &self.inventory);
+        self.report.capabilities =
+            crate::capabilities::compute(&self.catalog, &self.inventory, &self.report);
+        self.report
+    }
+
+    /// `template-resource`: whether each pool's template CRD was among the inputs.
+    fn templates_of_pools(&mut self) {
         let contract = self.contract();
         for (group, kind, subject) in std::mem::take(&mut self.pools) {
             let template = format!("{kind}Template");
@@ -150,7 +242,6 @@ impl Checker {
                 );
             }
         }
-        self.report
     }
 }
 
@@ -190,8 +281,6 @@ pub fn check(crds: &[CustomResourceDefinition]) -> Report {
 pub fn check_documents(documents: Vec<Document>, notes: &[Note], opts: &CheckOptions) -> Report {
     let mut checker = Checker::new(*opts);
     checker.add_notes(notes);
-    for doc in documents {
-        checker.add_crd(&CrdInput::from(doc));
-    }
+    checker.add_documents(documents);
     checker.finish()
 }

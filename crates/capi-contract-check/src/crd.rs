@@ -12,7 +12,7 @@ use capi_diagnostics::excerpt::excerpt;
 use serde_json::Value;
 
 use crate::input::{CheckOptions, CrdInput, Role};
-use crate::report::{Outcome, Report, Subject, Target};
+use crate::report::{Report, Subject, Target};
 use crate::rules;
 
 /// A CRD's name, kind and group, as read (empty when absent).
@@ -37,15 +37,6 @@ fn versions_of(crd: &Value) -> &[Value] {
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default()
-}
-
-/// The outcome of a temporary-compatibility form: a warning, or a failure without it.
-pub(crate) fn compat(opts: &CheckOptions) -> Outcome {
-    if opts.v1beta1_compat {
-        Outcome::Warn
-    } else {
-        Outcome::Fail
-    }
 }
 
 /// Runs every CRD-level rule and the schema rules of each labelled version.
@@ -197,146 +188,261 @@ fn check_names(
     }
 }
 
-/// Checks the contract labels; returns the `(contract, version)` pairs whose schemas to
-/// check.
+/// What the label rules read of a CRD.
+struct LabelFacts<'a> {
+    input: &'a CrdInput,
+    /// Contract (`v1beta2`, ...) -> versions its label lists.
+    labels: BTreeMap<String, Vec<String>>,
+    /// The contracts the current core reads, newest first.
+    compatible: Vec<Contract>,
+    /// The contracts checked (`--only-contract`, or every compatible one).
+    checked: Vec<Contract>,
+    /// Version name -> served.
+    served: BTreeMap<&'a str, bool>,
+    /// The compatible contracts with a non-empty label.
+    present: Vec<Contract>,
+}
+
+impl<'a> LabelFacts<'a> {
+    fn of(input: &'a CrdInput, opts: &CheckOptions) -> Self {
+        let labels = contract_labels(&crd_labels(&input.crd));
+        let compatible = Contract::CURRENT.compatible();
+        let present = compatible
+            .iter()
+            .copied()
+            .filter(|c| {
+                labels
+                    .get(c.as_str())
+                    .is_some_and(|v| v.iter().any(|s| !s.is_empty()))
+            })
+            .collect();
+        Self {
+            input,
+            checked: opts
+                .only_contract
+                .map_or_else(|| compatible.clone(), |c| vec![c]),
+            served: versions_of(&input.crd)
+                .iter()
+                .filter_map(|v| Some((v["name"].as_str()?, v["served"].as_bool().unwrap_or(false))))
+                .collect(),
+            labels,
+            compatible,
+            present,
+        }
+    }
+
+    fn versions_list(&self) -> Vec<&str> {
+        self.served.keys().copied().collect()
+    }
+}
+
+/// Checks the contract labels, one function per rule; returns the `(contract, version)`
+/// pairs whose schemas to check.
 fn check_labels(
     report: &mut Report,
     opts: &CheckOptions,
     subject: &Arc<Subject>,
     input: &CrdInput,
 ) -> Vec<(Contract, String)> {
-    let crd = &input.crd;
-    let labels = contract_labels(&crd_labels(crd));
-    let compatible = Contract::CURRENT.compatible();
-    let checked: Vec<Contract> = match opts.only_contract {
-        Some(c) => vec![c],
-        None => compatible.clone(),
-    };
-    let served: BTreeMap<&str, bool> = versions_of(crd)
-        .iter()
-        .filter_map(|v| Some((v["name"].as_str()?, v["served"].as_bool().unwrap_or(false))))
-        .collect();
-    let versions_list: Vec<&str> = served.keys().copied().collect();
+    let facts = LabelFacts::of(input, opts);
     let mut mapped = Vec::new();
-    for (label_contract, versions) in &labels {
-        let path = format!("metadata.labels[cluster.x-k8s.io/{label_contract}]");
-        let known: Option<Contract> = label_contract.parse().ok();
-        let read_by_core = known.filter(|c| compatible.contains(c));
+    for (label_contract, versions) in &facts.labels {
         // The version the controllers resolve references to: the highest listed.
         let resolved = versions
             .iter()
             .filter(|v| !v.is_empty())
             .max_by(|a, b| capi_contract::version::compare_kube_aware(a, b));
         for version in versions.iter().filter(|v| !v.is_empty()) {
-            let found = served.get(version.as_str()).copied();
-            let Some(c) = read_by_core else {
-                if found.is_none() {
-                    report
-                        .check(&rules::CONTRACT_LABEL_VERSIONS, subject, Contract::CURRENT, path.clone())
-                        .info(
-                            format!(
-                                "label maps contract {label_contract} to {}, which does not exist in spec.versions (CRD versions: {versions_list:?}); no current core reads contract {label_contract}",
-                                excerpt(version)
-                            ),
-                            format!("remove the cluster.x-k8s.io/{label_contract} label"),
-                        );
-                }
-                continue;
+            let label = LabelledVersion {
+                label_contract,
+                version,
+                resolved: Some(version) == resolved,
             };
-            // A label for a contract outside `only_contract` is reported, never failed: the
-            // user asked about another contract.
-            let in_scope = checked.contains(&c);
-            let Some(is_served) = found else {
-                let message = format!(
-                    "label maps contract {label_contract} to {}, which does not exist in spec.versions (CRD versions: {versions_list:?}){}",
-                    excerpt(version),
-                    if in_scope {
-                        ""
-                    } else {
-                        "; not failed: outside --only-contract"
-                    }
-                );
-                let fix = format!(
-                    "point cluster.x-k8s.io/{label_contract} at versions of the CRD (kustomization `labels`), or remove it"
-                );
-                let check = report.check(&rules::CONTRACT_LABEL_VERSIONS, subject, c, path.clone());
-                if in_scope {
-                    check.fail(message, fix);
-                } else {
-                    check.info(message, fix);
-                }
-                continue;
-            };
-            report
-                .check(&rules::CONTRACT_LABEL_VERSIONS, subject, c, path.clone())
-                .pass(format!("{version} exists"));
-            let check = report.check(&rules::CONTRACT_LABEL_SERVED, subject, c, path.clone());
-            if is_served {
-                check.pass(format!("{version} is served"));
-                if in_scope {
-                    mapped.push((c, version.clone()));
-                }
-            } else if Some(version) == resolved {
-                check.warn(
-                    format!("{version} is not served, and references resolve to it (the highest listed version)"),
-                    format!("list only served versions in cluster.x-k8s.io/{label_contract}"),
-                );
-            } else {
-                check.warn(
-                    format!(
-                        "{version} is not served (references resolve to the higher listed version)"
-                    ),
-                    format!("list only served versions in cluster.x-k8s.io/{label_contract}"),
-                );
+            if let Some(c) = label_versions_rules(report, &facts, subject, &label) {
+                mapped.push((c, version.clone()));
             }
         }
     }
-    let present: Vec<Contract> = compatible
-        .iter()
-        .copied()
-        .filter(|c| {
-            labels
-                .get(c.as_str())
-                .is_some_and(|v| v.iter().any(|s| !s.is_empty()))
-        })
-        .collect();
+    contract_label_rule(report, opts, &facts, subject);
+    only_contract_note(report, opts, &facts, subject);
+    deprecated_contract_rule(report, opts, &facts, subject);
+    served_versions_unlabelled(report, opts, &facts, subject);
+    versions_to_check(opts, &facts, mapped)
+}
+
+/// One version listed by one contract label.
+struct LabelledVersion<'a> {
+    label_contract: &'a str,
+    version: &'a str,
+    /// True when it is the highest listed (references resolve to it).
+    resolved: bool,
+}
+
+/// `contract-label-versions` and `contract-label-served` for one labelled version; returns
+/// the contract to check the version's schema against, when it is served and in scope.
+fn label_versions_rules(
+    report: &mut Report,
+    facts: &LabelFacts<'_>,
+    subject: &Arc<Subject>,
+    label: &LabelledVersion<'_>,
+) -> Option<Contract> {
+    let LabelledVersion {
+        label_contract,
+        version,
+        ..
+    } = *label;
+    let path = format!("metadata.labels[cluster.x-k8s.io/{label_contract}]");
+    let found = facts.served.get(version).copied();
+    let read_by_core = label_contract
+        .parse::<Contract>()
+        .ok()
+        .filter(|c| facts.compatible.contains(c));
+    let Some(c) = read_by_core else {
+        if found.is_none() {
+            report
+                .check(&rules::CONTRACT_LABEL_VERSIONS, subject, Contract::CURRENT, path)
+                .info(
+                    format!(
+                        "label maps contract {label_contract} to {}, which does not exist in spec.versions (CRD versions: {:?}); no current core reads contract {label_contract}",
+                        excerpt(version),
+                        facts.versions_list()
+                    ),
+                    format!("remove the cluster.x-k8s.io/{label_contract} label"),
+                );
+        }
+        return None;
+    };
+    // A label for a contract outside `only_contract` is reported, never failed: the user
+    // asked about another contract.
+    let in_scope = facts.checked.contains(&c);
+    let Some(is_served) = found else {
+        label_version_missing(report, facts, subject, label, c, in_scope);
+        return None;
+    };
+    report
+        .check(&rules::CONTRACT_LABEL_VERSIONS, subject, c, path.clone())
+        .pass(format!("{version} exists"));
+    label_version_served(report, subject, label, c, &path, is_served);
+    (is_served && in_scope).then_some(c)
+}
+
+fn label_version_missing(
+    report: &mut Report,
+    facts: &LabelFacts<'_>,
+    subject: &Arc<Subject>,
+    label: &LabelledVersion<'_>,
+    c: Contract,
+    in_scope: bool,
+) {
+    let label_contract = label.label_contract;
+    let message = format!(
+        "label maps contract {label_contract} to {}, which does not exist in spec.versions (CRD versions: {:?}){}",
+        excerpt(label.version),
+        facts.versions_list(),
+        if in_scope {
+            ""
+        } else {
+            "; not failed: outside the contract asked for"
+        }
+    );
+    let fix = format!(
+        "point cluster.x-k8s.io/{label_contract} at versions of the CRD (kustomization `labels`), or remove it"
+    );
+    let path = format!("metadata.labels[cluster.x-k8s.io/{label_contract}]");
+    let check = report.check(&rules::CONTRACT_LABEL_VERSIONS, subject, c, path);
+    if in_scope {
+        check.fail(message, fix);
+    } else {
+        check.info(message, fix);
+    }
+}
+
+fn label_version_served(
+    report: &mut Report,
+    subject: &Arc<Subject>,
+    label: &LabelledVersion<'_>,
+    c: Contract,
+    path: &str,
+    is_served: bool,
+) {
+    let version = label.version;
+    let check = report.check(&rules::CONTRACT_LABEL_SERVED, subject, c, path);
+    let fix = format!(
+        "list only served versions in cluster.x-k8s.io/{}",
+        label.label_contract
+    );
+    if is_served {
+        check.pass(format!("{version} is served"));
+    } else if label.resolved {
+        check.warn(
+            format!(
+                "{version} is not served, and references resolve to it (the highest listed version)"
+            ),
+            fix,
+        );
+    } else {
+        check.warn(
+            format!("{version} is not served (references resolve to the higher listed version)"),
+            fix,
+        );
+    }
+}
+
+/// `contract-label`: a label for a contract the current core reads.
+fn contract_label_rule(
+    report: &mut Report,
+    opts: &CheckOptions,
+    facts: &LabelFacts<'_>,
+    subject: &Arc<Subject>,
+) {
     let contract = opts.only_contract.unwrap_or(Contract::CURRENT);
     let check = report.check(&rules::CONTRACT_LABEL, subject, contract, "metadata.labels");
-    if present.is_empty() {
-        let message = format!(
-            "no contract label for {} (labels found: {:?})",
-            compatible
-                .iter()
-                .map(|c| c.as_str())
-                .collect::<Vec<_>>()
-                .join(" or "),
-            labels.keys().collect::<Vec<_>>()
-        );
-        let fix = format!(
-            "add `cluster.x-k8s.io/{}: <versions>` to the CRD (kustomization `labels: - pairs:`)",
-            Contract::CURRENT
-        );
-        if input.caveats.is_empty() {
-            check.fail(message, fix);
-        } else {
-            // What was not emulated may add the label: do not fail on what could not be seen.
-            check.info(
-                format!(
-                    "{message}; the label may come from kustomization fields that were not emulated ({}): pipe `kustomize build` to check the rendered CRD",
-                    input.caveats.join(", ")
-                ),
-                fix,
-            );
-        }
-    } else {
+    if !facts.present.is_empty() {
         check.pass(format!(
             "labels for {:?}",
-            present.iter().map(|c| c.as_str()).collect::<Vec<_>>()
+            facts.present.iter().map(|c| c.as_str()).collect::<Vec<_>>()
         ));
+        return;
     }
+    let message = format!(
+        "no contract label for {} (labels found: {:?})",
+        facts
+            .compatible
+            .iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(" or "),
+        facts.labels.keys().collect::<Vec<_>>()
+    );
+    let fix = format!(
+        "add `cluster.x-k8s.io/{}: <versions>` to the CRD (kustomization `labels: - pairs:`)",
+        Contract::CURRENT
+    );
+    let caveats = &facts.input.caveats;
+    if caveats.is_empty() {
+        check.fail(message, fix);
+    } else {
+        // What was not emulated may add the label: do not fail on what could not be seen.
+        check.info(
+            format!(
+                "{message}; the label may come from kustomization fields that were not emulated ({}): check the rendered CRD (`kustomize build`)",
+                caveats.join(", ")
+            ),
+            fix,
+        );
+    }
+}
+
+/// `contract-label` (INFO): the contract asked for is labelled on no version.
+fn only_contract_note(
+    report: &mut Report,
+    opts: &CheckOptions,
+    facts: &LabelFacts<'_>,
+    subject: &Arc<Subject>,
+) {
     if let Some(only) = opts.only_contract
-        && !present.is_empty()
-        && !present.contains(&only)
+        && !facts.present.is_empty()
+        && !facts.present.contains(&only)
     {
         report
             .check(&rules::CONTRACT_LABEL, subject, only, "metadata.labels")
@@ -347,32 +453,93 @@ fn check_labels(
                 String::new(),
             );
     }
-    if !present.is_empty() && opts.only_contract.is_none_or(|c| c == Contract::V1Beta2) {
-        let check = report.check(
-            &rules::DEPRECATED_CONTRACT,
-            subject,
-            Contract::V1Beta2,
-            "metadata.labels[cluster.x-k8s.io/v1beta2]",
+}
+
+/// `deprecated-contract`: a version implements v1beta2, not only the deprecated v1beta1.
+fn deprecated_contract_rule(
+    report: &mut Report,
+    opts: &CheckOptions,
+    facts: &LabelFacts<'_>,
+    subject: &Arc<Subject>,
+) {
+    if facts.present.is_empty() || opts.only_contract.is_some_and(|c| c != Contract::V1Beta2) {
+        return;
+    }
+    let check = report.check(
+        &rules::DEPRECATED_CONTRACT,
+        subject,
+        Contract::V1Beta2,
+        "metadata.labels[cluster.x-k8s.io/v1beta2]",
+    );
+    if facts.present.contains(&Contract::V1Beta2) {
+        check.pass("implements the v1beta2 contract");
+    } else {
+        check.outcome(
+            opts.compat_outcome(),
+            "only the deprecated v1beta1 contract is implemented (accepted under the temporary compatibility)",
+            "implement the v1beta2 contract in a CRD version and label it `cluster.x-k8s.io/v1beta2: <version>`",
         );
-        if present.contains(&Contract::V1Beta2) {
-            check.pass("implements the v1beta2 contract");
+    }
+}
+
+/// `served-version-unlabelled`: a served version no contract label lists is never used by
+/// core (a CRD merged from several kube-derive versions easily forgets one).
+fn served_versions_unlabelled(
+    report: &mut Report,
+    opts: &CheckOptions,
+    facts: &LabelFacts<'_>,
+    subject: &Arc<Subject>,
+) {
+    if facts.present.is_empty() {
+        return;
+    }
+    let contract = opts.only_contract.unwrap_or(Contract::CURRENT);
+    for (version, served) in &facts.served {
+        if !served {
+            continue;
+        }
+        let labelled = facts.compatible.iter().any(|c| {
+            facts
+                .labels
+                .get(c.as_str())
+                .is_some_and(|vs| vs.iter().any(|v| v == version))
+        });
+        let path = format!("spec.versions[{version}]");
+        let check = report.check(&rules::SERVED_VERSION_UNLABELLED, subject, contract, path);
+        if labelled {
+            check.pass(format!("{version} is labelled"));
         } else {
-            check.outcome(
-                compat(opts),
-                "only the deprecated v1beta1 contract is implemented (accepted under the temporary compatibility)",
-                "implement the v1beta2 contract in a CRD version and label it `cluster.x-k8s.io/v1beta2: <version>`",
+            check.warn(
+                format!(
+                    "{} is served but no cluster.x-k8s.io/<contract> label lists it: core never uses it and its schema is not checked",
+                    excerpt(version)
+                ),
+                format!(
+                    "add {version} to the cluster.x-k8s.io/{} label (versions joined with `_`), or stop serving it",
+                    Contract::CURRENT
+                ),
             );
         }
     }
-    // A provider that labels no CRD version for the contract asked for is not checked
-    // against it (reported above); otherwise, when no label maps a served version, the
-    // served versions are still checked, so the provider sees every schema problem at once.
+}
+
+/// The versions whose schemas are checked next: the labelled served ones. A provider that
+/// labels no CRD version for the contract asked for is not checked against it (reported by
+/// [`only_contract_note`]); otherwise, when no label maps a served version, the served
+/// versions are still checked, so the provider sees every schema problem at once.
+fn versions_to_check(
+    opts: &CheckOptions,
+    facts: &LabelFacts<'_>,
+    mut mapped: Vec<(Contract, String)>,
+) -> Vec<(Contract, String)> {
     let nothing_labelled_for_the_filter = opts
         .only_contract
-        .is_some_and(|c| !labels.contains_key(c.as_str()) && !present.is_empty());
+        .is_some_and(|c| !facts.labels.contains_key(c.as_str()) && !facts.present.is_empty());
     if mapped.is_empty() && !nothing_labelled_for_the_filter {
+        let contract = opts.only_contract.unwrap_or(Contract::CURRENT);
         mapped.extend(
-            served
+            facts
+                .served
                 .iter()
                 .filter(|(_, s)| **s)
                 .map(|(v, _)| (contract, (*v).to_owned())),

@@ -5,6 +5,8 @@ use capi_manifests::{Document, Source};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
+use crate::report::Outcome;
+
 /// A CRD to check, with where it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrdInput {
@@ -73,6 +75,19 @@ impl Default for CheckOptions {
     }
 }
 
+impl CheckOptions {
+    /// The outcome of a temporary-compatibility form (`status.ready`, a v1beta1-only
+    /// label): a warning under the compatibility, a failure without it.
+    #[must_use]
+    pub fn compat_outcome(&self) -> Outcome {
+        if self.v1beta1_compat {
+            Outcome::Warn
+        } else {
+            Outcome::Fail
+        }
+    }
+}
+
 /// The role a CRD plays in the contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -80,32 +95,111 @@ pub enum Role {
     Pool,
     /// An InfraMachinePoolTemplate (kind ending in `MachinePoolTemplate`).
     Template,
+    /// An InfraMachinePoolMachine (kind ending in `MachinePoolMachine`): the InfraMachine of
+    /// MachinePool Machines, listed by the MachinePool controller (see
+    /// [`rules::MACHINE_POOL_MACHINE_CRD`](crate::rules::MACHINE_POOL_MACHINE_CRD)).
+    PoolMachine,
 }
 
 /// The core Cluster API group, whose own CRDs are not provider resources.
-const CORE_GROUP: &str = "cluster.x-k8s.io";
+pub(crate) const CORE_GROUP: &str = "cluster.x-k8s.io";
+
+/// Why a document is not checked as an InfraMachinePool CRD (or template, or pool machine).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotChecked {
+    /// The document is not a CustomResourceDefinition.
+    #[error("{name}: not a CustomResourceDefinition")]
+    NotACrd {
+        /// `metadata.name`, or `<unnamed>`.
+        name: String,
+    },
+    /// A CRD of core Cluster API.
+    #[error("{name}: core Cluster API CRD (group {CORE_GROUP})")]
+    CoreCrd {
+        /// The CRD name.
+        name: String,
+    },
+    /// A CRD of another kind.
+    #[error(
+        "{name}: kind {kind} is not an InfraMachinePool, InfraMachinePoolTemplate or InfraMachinePoolMachine"
+    )]
+    OtherKind {
+        /// The CRD name.
+        name: String,
+        /// Its kind.
+        kind: String,
+    },
+}
 
 /// The role of a CRD, or why it is not checked.
 ///
 /// # Errors
-/// A text saying why the CRD is not an InfraMachinePool (or template).
-pub fn classify(crd: &Value) -> Result<Role, String> {
-    let name = crd["metadata"]["name"].as_str().unwrap_or("<unnamed>");
+/// [`NotChecked`] says why the document is not an InfraMachinePool CRD (or template, or pool
+/// machine).
+///
+/// ```
+/// use capi_contract_check::{Role, classify};
+/// let crd = serde_json::json!({"kind": "CustomResourceDefinition",
+///   "metadata": {"name": "azuremachinepoolmachines.infrastructure.cluster.x-k8s.io"},
+///   "spec": {"group": "infrastructure.cluster.x-k8s.io", "names": {"kind": "AzureMachinePoolMachine"}}});
+/// assert_eq!(classify(&crd), Ok(Role::PoolMachine));
+/// ```
+pub fn classify(crd: &Value) -> Result<Role, NotChecked> {
+    let name = crd["metadata"]["name"]
+        .as_str()
+        .unwrap_or("<unnamed>")
+        .to_owned();
     if crd["kind"] != "CustomResourceDefinition" {
-        return Err(format!("{name}: not a CustomResourceDefinition"));
+        return Err(NotChecked::NotACrd { name });
     }
     let kind = crd["spec"]["names"]["kind"].as_str().unwrap_or_default();
     let group = crd["spec"]["group"].as_str().unwrap_or_default();
     if group == CORE_GROUP {
-        return Err(format!("{name}: core Cluster API CRD (group {CORE_GROUP})"));
+        return Err(NotChecked::CoreCrd { name });
     }
     if kind.ends_with("MachinePoolTemplate") {
         Ok(Role::Template)
+    } else if kind.ends_with("MachinePoolMachine") {
+        Ok(Role::PoolMachine)
     } else if kind.ends_with("MachinePool") {
         Ok(Role::Pool)
     } else {
-        Err(format!(
-            "{name}: kind {kind} is not an InfraMachinePool or InfraMachinePoolTemplate"
-        ))
+        Err(NotChecked::OtherKind {
+            name,
+            kind: kind.to_owned(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn classify_says_why_a_document_is_not_checked() {
+        let crd = |group: &str, kind: &str| {
+            json!({"kind": "CustomResourceDefinition", "metadata": {"name": "n"},
+                "spec": {"group": group, "names": {"kind": kind}}})
+        };
+        assert_eq!(classify(&crd("x", "FooMachinePool")), Ok(Role::Pool));
+        assert_eq!(
+            classify(&crd("x", "FooMachinePoolTemplate")),
+            Ok(Role::Template)
+        );
+        assert_eq!(
+            classify(&crd("x", "FooMachinePoolMachine")),
+            Ok(Role::PoolMachine)
+        );
+        assert_eq!(
+            classify(&crd(CORE_GROUP, "MachinePool")),
+            Err(NotChecked::CoreCrd { name: "n".into() })
+        );
+        assert!(matches!(
+            classify(&crd("x", "FooCluster")),
+            Err(NotChecked::OtherKind { .. })
+        ));
+        let err = classify(&json!({"kind": "ConfigMap"})).unwrap_err();
+        assert_eq!(err.to_string(), "<unnamed>: not a CustomResourceDefinition");
     }
 }

@@ -6,43 +6,27 @@ use capi_conditions::unstructured::check_list;
 use capi_conditions::validate::Shape;
 use capi_contract::Contract;
 use capi_contract::provider_ids::{self, ProblemKind, Severity};
+use capi_contract::reader::{InfraMachinePoolReader, ReadError};
 use capi_diagnostics::excerpt::excerpt;
 use serde_json::Value;
 
-use crate::report::{Report, SourceRef, Subject, Target};
+use crate::report::{Report, Subject};
 use crate::rules::{self, Rule};
 
 /// At most this many offending list entries are reported one by one per rule; the rest are
 /// counted in one more finding.
 pub const MAX_ITEM_FINDINGS: usize = 10;
 
-/// Why an object is not checked, or `Ok` once its findings are recorded.
+/// Records the findings of one InfraMachinePool object about `subject` (the caller decided it
+/// is one, see `inventory::object_role`).
 pub(crate) fn check_object(
     report: &mut Report,
     object: &Value,
-    source: Option<SourceRef>,
+    subject: &Arc<Subject>,
     contract: Contract,
-) -> Result<(), String> {
-    let kind = object["kind"].as_str().unwrap_or_default();
-    let core = object["apiVersion"]
-        .as_str()
-        .is_some_and(|a| a.starts_with("cluster.x-k8s.io/"));
-    if !kind.ends_with("MachinePool") || core {
-        return Err(format!(
-            "kind {:?} is not an InfraMachinePool",
-            excerpt(kind)
-        ));
-    }
+) {
     let meta = &object["metadata"];
-    let subject = Arc::new(Subject::new(
-        Target::Object {
-            kind: kind.to_owned(),
-            namespace: meta["namespace"].as_str().map(str::to_owned),
-            name: meta["name"].as_str().unwrap_or("<no name>").to_owned(),
-        },
-        source,
-    ));
-    let check = report.check(&rules::TYPE_AND_OBJECT_META, &subject, contract, "metadata");
+    let check = report.check(&rules::TYPE_AND_OBJECT_META, subject, contract, "metadata");
     if object["apiVersion"].is_string() && meta["name"].is_string() {
         check.pass("apiVersion, kind, metadata.name");
     } else {
@@ -53,14 +37,13 @@ pub(crate) fn check_object(
     }
     let mut c = ObjectCheck {
         report,
-        subject: &subject,
+        subject,
         contract,
     };
     c.provider_ids(object);
     c.replicas(object);
     c.conditions(object);
     c.consistency(object);
-    Ok(())
 }
 
 /// `<section>.<name>` of the object, when present and not null.
@@ -113,6 +96,7 @@ impl ObjectCheck<'_> {
         }
     }
 
+    /// `provider-id-list-values` and `provider-id-format` on `spec.providerIDList`.
     fn provider_ids(&mut self, v: &Value) {
         let path = "spec.providerIDList";
         let Some(list) = present(v, "spec", "providerIDList") else {
@@ -134,63 +118,58 @@ impl ObjectCheck<'_> {
         };
         let mut values = Capped::new(&rules::PROVIDER_ID_LIST_VALUES);
         let mut format = Capped::new(&rules::PROVIDER_ID_FORMAT);
-        let strings: Vec<&str> = items
-            .iter()
-            .map(|i| i.as_str().unwrap_or_default())
-            .collect();
-        // Entries that are not strings, then what `check_list` finds in the others, in list
-        // order (a problem of the whole list first).
-        let mut problems: Vec<(Option<usize>, Option<ProblemKind>)> = items
-            .iter()
-            .enumerate()
-            .filter(|(_, item)| !item.is_string())
-            .map(|(i, _)| (Some(i), None))
-            .collect();
-        problems.extend(
-            provider_ids::check_list(&strings)
-                .into_iter()
-                .filter(|p| p.index.is_none_or(|i| items[i].is_string()))
-                .map(|p| (p.index, Some(p.kind))),
-        );
-        problems.sort_by_key(|(index, _)| *index);
-        for (index, kind) in problems {
-            let at = index.map_or(path.to_owned(), |i| format!("{path}[{i}]"));
-            let Some(kind) = kind else {
-                let item = index.map_or(&Value::Null, |i| &items[i]);
-                self.item(
-                    &mut values,
-                    at,
-                    format!("entry is not a string: {}", excerpt(&item.to_string())),
-                    "report one non-empty provider ID per instance",
-                );
-                continue;
-            };
-            let fix = match kind {
-                ProblemKind::Duplicate { .. } => "list every instance once",
-                ProblemKind::NotAProviderId => {
-                    "list the IDs exactly as the Nodes' spec.providerID (`<provider>://<id>`)"
-                }
-                _ => "report one non-empty provider ID of at most 512 characters per instance",
-            };
-            let message = match (&kind, index) {
-                (ProblemKind::NotAProviderId | ProblemKind::Duplicate { .. }, Some(i)) => {
-                    format!("{}: {kind}", excerpt(strings[i]))
-                }
-                _ => kind.to_string(),
-            };
-            if kind.severity() == Severity::Warning {
-                self.item(&mut format, at, message, fix);
-            } else if index.is_none() {
-                self.report
-                    .check(values.rule, self.subject, self.contract, at)
-                    .fail(message, fix);
-            } else {
-                self.item(&mut values, at, message, fix);
-            }
+        for problem in provider_id_problems(items) {
+            self.provider_id_problem(&mut values, &mut format, items, problem);
         }
         self.rest(&values, path, "invalid entries");
         self.rest(&format, path, "entries that do not look like provider IDs");
-        if values.total == 0 && items.len() <= provider_ids::MAX_ITEMS {
+        self.provider_id_passes(&values, &format, items.len());
+    }
+
+    /// Records one problem of the list: a non-string entry or a `ProblemKind`, with the rule
+    /// its severity belongs to.
+    fn provider_id_problem(
+        &mut self,
+        values: &mut Capped,
+        format: &mut Capped,
+        items: &[Value],
+        (index, kind): (Option<usize>, Option<ProblemKind>),
+    ) {
+        let path = "spec.providerIDList";
+        let at = index.map_or(path.to_owned(), |i| format!("{path}[{i}]"));
+        let Some(kind) = kind else {
+            let item = index.map_or(&Value::Null, |i| &items[i]);
+            self.item(
+                values,
+                at,
+                format!("entry is not a string: {}", excerpt(&item.to_string())),
+                "report one non-empty provider ID per instance",
+            );
+            return;
+        };
+        let entry = index.and_then(|i| items[i].as_str()).unwrap_or_default();
+        let message = match (&kind, index) {
+            (ProblemKind::NotAProviderId | ProblemKind::Duplicate { .. }, Some(_)) => {
+                format!("{}: {kind}", excerpt(entry))
+            }
+            _ => kind.to_string(),
+        };
+        let fix = provider_id_fix(&kind);
+        if kind.severity() == Severity::Warning {
+            self.item(format, at, message, fix);
+        } else if index.is_none() {
+            self.report
+                .check(values.rule, self.subject, self.contract, at)
+                .fail(message, fix);
+        } else {
+            self.item(values, at, message, fix);
+        }
+    }
+
+    /// The passes of the two providerIDList rules when nothing was found.
+    fn provider_id_passes(&mut self, values: &Capped, format: &Capped, len: usize) {
+        let path = "spec.providerIDList";
+        if values.total == 0 && len <= provider_ids::MAX_ITEMS {
             self.report
                 .check(
                     &rules::PROVIDER_ID_LIST_VALUES,
@@ -198,9 +177,9 @@ impl ObjectCheck<'_> {
                     self.contract,
                     path,
                 )
-                .pass(format!("{} valid entries", items.len()));
+                .pass(format!("{len} valid entries"));
         }
-        if format.total == 0 && !items.is_empty() {
+        if format.total == 0 && len > 0 {
             self.report
                 .check(
                     &rules::PROVIDER_ID_FORMAT,
@@ -212,20 +191,23 @@ impl ObjectCheck<'_> {
         }
     }
 
+    /// `replicas-values`: `status.replicas`, read as core reads it, is an int32 >= 0.
     fn replicas(&mut self, v: &Value) {
-        let path = "status.replicas";
-        let Some(r) = present(v, "status", "replicas") else {
+        let replicas = InfraMachinePoolReader::new(v, self.contract).replicas();
+        if replicas.as_ref().is_err_and(ReadError::is_missing) {
             return;
-        };
-        let check = self
-            .report
-            .check(&rules::REPLICAS_VALUES, self.subject, self.contract, path);
-        match r.as_i64() {
-            Some(n) if (0..=i64::from(i32::MAX)).contains(&n) => check.pass(n.to_string()),
-            _ => check.fail(
-                format!("{} is not an int32 >= 0", excerpt(&r.to_string())),
-                "report the observed number of instances",
-            ),
+        }
+        let check = self.report.check(
+            &rules::REPLICAS_VALUES,
+            self.subject,
+            self.contract,
+            "status.replicas",
+        );
+        let fix = "report the observed number of instances";
+        match replicas {
+            Ok(n) if n >= 0 => check.pass(n.to_string()),
+            Ok(n) => check.fail(format!("{n} is negative"), fix),
+            Err(e) => check.fail(e.to_string(), fix),
         }
     }
 
@@ -257,36 +239,64 @@ impl ObjectCheck<'_> {
         }
     }
 
+    /// `replicas-consistency`, reading the fields as core does for the object's contract
+    /// (`status.ready` for v1beta1; `status.initialization.provisioned`, with `status.ready`
+    /// under the temporary compatibility, for v1beta2).
     fn consistency(&mut self, v: &Value) {
-        let provisioned = v["status"]["initialization"]["provisioned"]
-            .as_bool()
-            .or_else(|| v["status"]["ready"].as_bool());
-        let (Some(provisioned), Some(replicas), Some(ids)) = (
-            provisioned,
-            v["status"]["replicas"].as_i64(),
-            v["spec"]["providerIDList"].as_array(),
+        let reader = InfraMachinePoolReader::new(v, self.contract);
+        let (Ok(true), Ok(replicas), Ok(ids)) = (
+            reader.provisioned(),
+            reader.replicas(),
+            reader.provider_id_list(),
         ) else {
             return;
         };
-        let Ok(replicas) = i32::try_from(replicas) else {
-            return;
-        };
-        if !provisioned {
-            return;
-        }
         let check = self.report.check(
             &rules::REPLICAS_CONSISTENCY,
             self.subject,
             self.contract,
             "status.replicas",
         );
-        match provider_ids::replicas_mismatch(provisioned, replicas, ids.len()) {
+        match provider_ids::replicas_mismatch(true, replicas, ids.len()) {
             None => check.pass("matches providerIDList"),
             Some(mismatch) => check.warn(
                 mismatch.to_string(),
                 "keep providerIDList and replicas in step",
             ),
         }
+    }
+}
+
+/// Entries that are not strings, then what `provider_ids::check_list` finds in the others, in
+/// list order (a problem of the whole list first).
+fn provider_id_problems(items: &[Value]) -> Vec<(Option<usize>, Option<ProblemKind>)> {
+    let strings: Vec<&str> = items
+        .iter()
+        .map(|i| i.as_str().unwrap_or_default())
+        .collect();
+    let mut problems: Vec<(Option<usize>, Option<ProblemKind>)> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| !item.is_string())
+        .map(|(i, _)| (Some(i), None))
+        .collect();
+    problems.extend(
+        provider_ids::check_list(&strings)
+            .into_iter()
+            .filter(|p| p.index.is_none_or(|i| items[i].is_string()))
+            .map(|p| (p.index, Some(p.kind))),
+    );
+    problems.sort_by_key(|(index, _)| *index);
+    problems
+}
+
+fn provider_id_fix(kind: &ProblemKind) -> &'static str {
+    match kind {
+        ProblemKind::Duplicate { .. } => "list every instance once",
+        ProblemKind::NotAProviderId => {
+            "list the IDs exactly as the Nodes' spec.providerID (`<provider>://<id>`)"
+        }
+        _ => "report one non-empty provider ID of at most 512 characters per instance",
     }
 }
 
@@ -298,12 +308,13 @@ mod tests {
 
     fn run(value: Value) -> Report {
         let mut r = Report::default();
-        let source = SourceRef {
+        let source = crate::report::SourceRef {
             file: "t.yaml".into(),
             document: 0,
             line: 1,
         };
-        check_object(&mut r, &value, Some(source), Contract::V1Beta2).unwrap();
+        let meta = crate::inventory::Meta::of(&value, Some(source));
+        check_object(&mut r, &value, &meta.subject, Contract::V1Beta2);
         r
     }
 

@@ -186,6 +186,9 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Inputs that were read but not checked (other kinds), with the reason.
     pub skipped: Vec<String>,
+    /// What each InfraMachinePool kind read supports (see [`crate::capabilities`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<crate::capabilities::Capability>,
 }
 
 /// A finding being recorded: `report.check(&rules::SCOPE, &subject, contract, "spec.scope")`
@@ -310,6 +313,47 @@ impl Report {
         groups
     }
 
+    /// The worst outcome of `rule` (FAIL, then WARN, INFO, PASS), `None` when it was not
+    /// checked.
+    ///
+    /// ```
+    /// use capi_contract_check::{Outcome, Report, rules};
+    /// assert_eq!(Report::default().outcome(&rules::SCOPE), None::<Outcome>);
+    /// ```
+    #[must_use]
+    pub fn outcome(&self, rule: &Rule) -> Option<Outcome> {
+        self.findings
+            .iter()
+            .filter(|f| f.rule.id == rule.id)
+            .map(|f| f.outcome)
+            .min()
+    }
+
+    /// The rules with a failing finding, each once, in report order.
+    #[must_use]
+    pub fn failed_rules(&self) -> Vec<&'static Rule> {
+        let mut rules: Vec<&'static Rule> = Vec::new();
+        for f in self.findings.iter().filter(|f| f.outcome == Outcome::Fail) {
+            if !rules.iter().any(|r| r.id == f.rule.id) {
+                rules.push(f.rule);
+            }
+        }
+        rules
+    }
+
+    /// The report without the INFO findings a CRD derived with kube-derive cannot act on
+    /// (`listKind` not written, `apiVersion`/`kind`/`metadata` left implicit in the schema:
+    /// the API server supplies both).
+    #[must_use]
+    pub fn without_derive_info(mut self) -> Self {
+        self.findings.retain(|f| {
+            !(f.outcome == Outcome::Info
+                && (f.rule.id == crate::rules::LIST_KIND.id
+                    || f.rule.id == crate::rules::TYPE_AND_OBJECT_META.id))
+        });
+        self
+    }
+
     /// Distinct `(rule id, outcome)` pairs of the subjects whose display starts with
     /// `subject_prefix`, sorted: a compact verdict.
     #[must_use]
@@ -323,5 +367,34 @@ impl Report {
         v.sort_unstable();
         v.dedup();
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules;
+
+    #[test]
+    fn accessors_and_derive_info() {
+        let mut r = Report::default();
+        let s = Arc::new(Subject::new(Target::Crd { name: "c".into() }, None));
+        let c = Contract::CURRENT;
+        r.check(&rules::SCOPE, &s, c, "spec.scope").pass("ok");
+        r.check(&rules::LIST_KIND, &s, c, "spec.names.listKind")
+            .pass("defaulted");
+        r.check(&rules::LIST_KIND, &s, c, "spec.names.listKind")
+            .info("not written", "");
+        r.check(&rules::CRD_NAME, &s, c, "metadata.name")
+            .fail("bad", "fix");
+        r.check(&rules::SCOPE, &s, c, "spec.scope")
+            .warn("odd", "fix");
+        assert_eq!(r.outcome(&rules::SCOPE), Some(Outcome::Warn));
+        assert_eq!(r.outcome(&rules::CRD_NAME), Some(Outcome::Fail));
+        assert_eq!(r.outcome(&rules::CATEGORIES), None);
+        assert_eq!(r.failed_rules(), [&rules::CRD_NAME]);
+        let quiet = r.without_derive_info();
+        assert_eq!(quiet.count(Outcome::Info), 0);
+        assert_eq!(quiet.outcome(&rules::LIST_KIND), Some(Outcome::Pass));
     }
 }

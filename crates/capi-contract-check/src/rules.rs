@@ -46,6 +46,13 @@ pub enum AppliesTo {
     InfraMachinePoolTemplate,
     /// InfraMachinePool objects (instances).
     Object,
+    /// The InfraMachine of MachinePool Machines (the kind a pool names in
+    /// `status.infrastructureMachineKind`): its CRD and its objects.
+    InfraMachine,
+    /// ClusterClass objects (their MachinePoolClasses).
+    ClusterClass,
+    /// Cluster objects with a managed topology.
+    Cluster,
 }
 
 /// Where a rule is checked.
@@ -60,6 +67,9 @@ pub enum CheckedOn {
     Inputs,
     /// Behaviour of the provider's controller: documented, not statically checkable.
     Behavioural,
+    /// Across the inputs: CRDs and objects judged together (a pool and its InfraMachines, a
+    /// ClusterClass and the template CRDs it names).
+    Set,
 }
 
 /// One contract rule.
@@ -650,6 +660,146 @@ pub static KUSTOMIZE_RENDERING: Rule = Rule {
     when_absent: "labels or patches the checker could not apply are not seen; pipe `kustomize build` instead",
 };
 
+/// `served-version-unlabelled`: every served version is mapped by a contract label.
+pub static SERVED_VERSION_UNLABELLED: Rule = Rule {
+    id: "served-version-unlabelled",
+    title: "Every served version is listed in a `cluster.x-k8s.io/<contract>` label",
+    level: Level::Should,
+    contracts: BOTH,
+    applies_to: AppliesTo::AllResources,
+    checked_on: CheckedOn::Crd,
+    anchor: "all-resources-version",
+    field: "metadata.labels[cluster.x-k8s.io/<contract>]",
+    shape: "each served version listed in a contract label",
+    read_by: "reference resolution (only labelled versions are ever used)",
+    when_absent: "the version is served but core never uses it, and this checker does not check its schema",
+};
+
+/// `machine-pool-machine-crd`: the InfraMachine kind a pool names has a CRD core can list.
+pub static MACHINE_POOL_MACHINE_CRD: Rule = Rule {
+    id: "machine-pool-machine-crd",
+    title: "The InfraMachine kind of MachinePool Machines has a CRD the MachinePool controller can list",
+    level: Level::Must,
+    contracts: BOTH,
+    applies_to: AppliesTo::InfraMachine,
+    checked_on: CheckedOn::Set,
+    anchor: "machinepoolmachines-support",
+    field: "status.infrastructureMachineKind; CRD `<Kind>`",
+    shape: "namespaced CRD of that kind in the pool's group, serving the pool's version, listKind `<Kind>List`, contract labels, spec.providerID string",
+    read_by: "MachinePool controller (`reconcileMachines` lists `<Kind>List` at the pool's apiVersion)",
+    when_absent: "listing InfraMachines fails and no MachinePool Machine is created",
+};
+
+/// `machine-pool-machine-labels`: InfraMachines carry the labels the MachinePool controller
+/// selects them by.
+pub static MACHINE_POOL_MACHINE_LABELS: Rule = Rule {
+    id: "machine-pool-machine-labels",
+    title: "InfraMachines carry the cluster-name and formatted pool-name labels",
+    level: Level::Must,
+    contracts: BOTH,
+    applies_to: AppliesTo::InfraMachine,
+    checked_on: CheckedOn::Set,
+    anchor: "machinepoolmachines-support",
+    field: "metadata.labels[cluster.x-k8s.io/cluster-name], metadata.labels[cluster.x-k8s.io/pool-name]",
+    shape: "cluster name; `format.MustFormatValue(MachinePool name)`",
+    read_by: "MachinePool controller (`reconcileMachines` selector)",
+    when_absent: "Cluster API never sees the InfraMachine: no Machine, no drain, no MachineHealthCheck",
+};
+
+/// `machine-pool-machine-owner`: InfraMachines are owned by their InfraMachinePool.
+pub static MACHINE_POOL_MACHINE_OWNER: Rule = Rule {
+    id: "machine-pool-machine-owner",
+    title: "InfraMachines have an owner reference to their InfraMachinePool",
+    level: Level::Should,
+    contracts: BOTH,
+    applies_to: AppliesTo::InfraMachine,
+    checked_on: CheckedOn::Set,
+    anchor: "machinepoolmachines-support",
+    field: "metadata.ownerReferences",
+    shape: "reference to the InfraMachinePool (kind, name) until the Machine owns it",
+    read_by: "garbage collection (proposal 20220209-machinepool-machines, InfraMachinePoolMachine creation)",
+    when_absent: "InfraMachines are orphaned before their Machine exists",
+};
+
+/// `machine-pool-machine-provider-id`: an InfraMachine's spec.providerID is in its pool's
+/// providerIDList.
+pub static MACHINE_POOL_MACHINE_PROVIDER_ID: Rule = Rule {
+    id: "machine-pool-machine-provider-id",
+    title: "An InfraMachine's spec.providerID is listed in its pool's spec.providerIDList",
+    level: Level::Should,
+    contracts: BOTH,
+    applies_to: AppliesTo::InfraMachine,
+    checked_on: CheckedOn::Set,
+    anchor: "machinepoolmachines-support",
+    field: "spec.providerID",
+    shape: "non-empty string, an entry of the pool's spec.providerIDList",
+    read_by: "MachinePool controller (`createOrUpdateMachines` matches the Node by it)",
+    when_absent: "the Machine gets no Node and no Kubernetes version",
+};
+
+/// `template-schema-compatible`: the template's `spec.template.spec` fits the pool's `spec`.
+pub static TEMPLATE_SCHEMA_COMPATIBLE: Rule = Rule {
+    id: "template-schema-compatible",
+    title: "Every field of the template's spec.template.spec exists in the InfraMachinePool's spec",
+    level: Level::Should,
+    contracts: BOTH,
+    applies_to: AppliesTo::InfraMachinePoolTemplate,
+    checked_on: CheckedOn::Set,
+    anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
+    field: "spec.template.spec",
+    shape: "properties a subset of the InfraMachinePool spec's, at the same version",
+    read_by: "topology controller (copies spec.template.spec into the InfraMachinePool's spec)",
+    when_absent: "the API server silently prunes the field: what the ClusterClass sets never reaches the pool",
+};
+
+/// `clusterclass-infrastructure-template`: a MachinePoolClass names an InfraMachinePoolTemplate
+/// the provider defines.
+pub static CLUSTERCLASS_INFRASTRUCTURE_TEMPLATE: Rule = Rule {
+    id: "clusterclass-infrastructure-template",
+    title: "A MachinePoolClass's infrastructure templateRef names a template CRD among the inputs",
+    level: Level::Must,
+    contracts: BOTH,
+    applies_to: AppliesTo::ClusterClass,
+    checked_on: CheckedOn::Set,
+    anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
+    field: "spec.workers.machinePools[].infrastructure.templateRef",
+    shape: "apiVersion/kind of a template CRD with contract labels and spec.template.spec",
+    read_by: "topology controller (ClusterClass reconciler resolves and clones the template)",
+    when_absent: "the ClusterClass never becomes ready and no MachinePool is created",
+};
+
+/// `clusterclass-bootstrap-template`: a MachinePoolClass names a bootstrap template (required
+/// upstream today, cluster-api#10943).
+pub static CLUSTERCLASS_BOOTSTRAP_TEMPLATE: Rule = Rule {
+    id: "clusterclass-bootstrap-template",
+    title: "A MachinePoolClass names a bootstrap template (required today, cluster-api#10943)",
+    level: Level::Must,
+    contracts: BOTH,
+    applies_to: AppliesTo::ClusterClass,
+    checked_on: CheckedOn::Set,
+    anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
+    field: "spec.workers.machinePools[].bootstrap.templateRef",
+    shape: "a template reference (kind, name, apiVersion)",
+    read_by: "ClusterClass validation (MachinePoolClass.bootstrap is +required)",
+    when_absent: "the API server rejects the ClusterClass; managed pools need a placeholder bootstrap template",
+};
+
+/// `cluster-topology-machine-pool-class`: a Cluster's MachinePool topologies name classes of
+/// its ClusterClass.
+pub static CLUSTER_TOPOLOGY_MACHINE_POOL_CLASS: Rule = Rule {
+    id: "cluster-topology-machine-pool-class",
+    title: "A Cluster's MachinePool topologies name MachinePoolClasses of its ClusterClass",
+    level: Level::Must,
+    contracts: BOTH,
+    applies_to: AppliesTo::Cluster,
+    checked_on: CheckedOn::Set,
+    anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
+    field: "spec.topology.workers.machinePools[].class",
+    shape: "the class of a MachinePoolClass in the ClusterClass",
+    read_by: "Cluster topology webhook and reconciler",
+    when_absent: "the Cluster is rejected or its MachinePool is never created",
+};
+
 /// Every rule, in contract page order.
 pub static RULES: &[&Rule] = &[
     &SCOPE,
@@ -687,6 +837,15 @@ pub static RULES: &[&Rule] = &[
     &CLUSTERCTL,
     &DEPRECATED_CONTRACT,
     &KUSTOMIZE_RENDERING,
+    &SERVED_VERSION_UNLABELLED,
+    &MACHINE_POOL_MACHINE_CRD,
+    &MACHINE_POOL_MACHINE_LABELS,
+    &MACHINE_POOL_MACHINE_OWNER,
+    &MACHINE_POOL_MACHINE_PROVIDER_ID,
+    &TEMPLATE_SCHEMA_COMPATIBLE,
+    &CLUSTERCLASS_INFRASTRUCTURE_TEMPLATE,
+    &CLUSTERCLASS_BOOTSTRAP_TEMPLATE,
+    &CLUSTER_TOPOLOGY_MACHINE_POOL_CLASS,
 ];
 
 /// The rule with this id.

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use capi_contract::Contract;
 use serde_json::Value;
 
-use crate::crd::compat;
 use crate::input::{CheckOptions, Role};
 use crate::report::{Outcome, Report, Subject};
 use crate::rules::{self, Rule};
@@ -46,6 +45,7 @@ pub(crate) fn check_version(
             c.optional_fields();
         }
         Role::Template => c.template_spec(),
+        Role::PoolMachine => c.machine_provider_id(),
     }
 }
 
@@ -195,7 +195,7 @@ impl VersionCheck<'_> {
                 }
             }
             (None, Some("boolean")) => {
-                let outcome = compat(self.opts);
+                let outcome = self.opts.compat_outcome();
                 self.check(&rules::INITIALIZATION_PROVISIONED, &f).outcome(
                     outcome,
                     "initialization is reported through the deprecated status.ready (v1beta1 contract), not status.initialization.provisioned",
@@ -368,6 +368,21 @@ impl VersionCheck<'_> {
                     );
                 }
             }
+        }
+    }
+
+    /// The InfraMachine of MachinePool Machines: the MachinePool controller reads its
+    /// `spec.providerID` as a string to find the Node (`createOrUpdateMachines`).
+    fn machine_provider_id(&mut self) {
+        let f = ["spec", "providerID"];
+        let node = field(self.schema, &f);
+        let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, &f);
+        match node.and_then(type_of) {
+            Some("string") => check.pass("spec.providerID is a string"),
+            _ => check.fail(
+                format!("spec.providerID is {}", describe(node)),
+                "add `ProviderID string `json:\"providerID,omitempty\"`` to the spec",
+            ),
         }
     }
 

@@ -19,12 +19,16 @@ fn table() -> String {
             AppliesTo::InfraMachinePool => "InfraMachinePool CRD",
             AppliesTo::InfraMachinePoolTemplate => "InfraMachinePoolTemplate CRD",
             AppliesTo::Object => "InfraMachinePool objects",
+            AppliesTo::InfraMachine => "InfraMachine (MachinePool Machines) CRD and objects",
+            AppliesTo::ClusterClass => "ClusterClass objects",
+            AppliesTo::Cluster => "Cluster objects (topology)",
         };
         let check = match r.checked_on {
             CheckedOn::Crd => "CRD",
             CheckedOn::Object => "objects (`--objects`)",
             CheckedOn::Inputs => "inputs (kustomizations)",
             CheckedOn::Behavioural => "not statically checkable",
+            CheckedOn::Set => "inputs together (CRDs and `--objects`)",
         };
         out.push_str(&format!(
             "| [`{}`]({}) | {} | {} | {} | `{}` | {} | {} | {} | {} |\n",

@@ -149,3 +149,52 @@ fn kube_derive_shaped_crds_pass_with_hints() {
         json!({"type": "integer"});
     assert_eq!(failures(crd), ["type-and-object-meta"]);
 }
+
+/// A CRD merged from two kube-derive versions, labelled for one: the other served version is
+/// reported (core never uses it; its schema is not checked), an unserved one is not.
+#[test]
+fn a_served_version_no_label_lists_is_reported() {
+    let mut crd = dev_machine_pool();
+    let mut second = crd["spec"]["versions"][0].clone();
+    second["name"] = json!("v1beta3");
+    second["storage"] = json!(false);
+    crd["spec"]["versions"].as_array_mut().unwrap().push(second);
+    let report = check_crds(&[CrdInput::from(crd.clone())], &CheckOptions::default());
+    let unlabelled: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule.id == "served-version-unlabelled")
+        .map(|f| (f.path.as_str(), f.outcome))
+        .collect();
+    assert_eq!(
+        unlabelled,
+        [
+            ("spec.versions[v1beta2]", Outcome::Pass),
+            ("spec.versions[v1beta3]", Outcome::Warn)
+        ]
+    );
+    assert!(!report.has_failures());
+    crd["spec"]["versions"][1]["served"] = json!(false);
+    let report = check_crds(&[CrdInput::from(crd)], &CheckOptions::default());
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.rule.id != "served-version-unlabelled" || f.outcome == Outcome::Pass)
+    );
+}
+
+/// The InfraMachine CRD of MachinePool Machines (CAPZ's AzureMachinePoolMachine) is checked,
+/// not skipped: the MachinePool controller reads its `spec.providerID` as a string
+/// (`createOrUpdateMachines`).
+#[test]
+fn an_infra_machine_crd_without_a_provider_id_string_fails() {
+    let mut crd = capi_test_support::yaml(
+        "provider-trees/capz/config/crd/bases/infrastructure.cluster.x-k8s.io_azuremachinepoolmachines.yaml",
+    );
+    crd["metadata"]["labels"] = json!({"cluster.x-k8s.io/v1beta1": "v1beta1"});
+    assert_eq!(failures(crd.clone()), Vec::<&str>::new());
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["providerID"] =
+        json!({"type": "integer"});
+    assert_eq!(failures(crd), ["machine-pool-machine-crd"]);
+}

@@ -226,5 +226,28 @@ pub fn validate_machine_pool(
     errs
 }
 
+/// Warnings on a valid MachinePool (beyond upstream's webhook, which gives none here).
+///
+/// Both `spec.failureDomains` and `spec.template.spec.failureDomain` set: for a MachinePool only
+/// `spec.failureDomains` is used: the infrastructure provider places the pool's instances
+/// across it (upstream `api/core/v1beta2/machinepool_types.go` `MachinePoolSpec.FailureDomains`;
+/// e.g. `test/infrastructure/docker/reconcilers/backends/docker/dockermachinepool_backend.go`),
+/// while `spec.template.spec.failureDomain` is copied only by MachineSets
+/// (`core/reconcilers/machineset/machineset_controller.go`), never by the MachinePool
+/// controller.
+#[must_use]
+pub fn validation_warnings(mp: &MachinePool) -> Vec<FieldError> {
+    let template_domain = &mp.spec.template.spec.failure_domain;
+    let pool_domains = mp.spec.failure_domains.as_deref().unwrap_or_default();
+    if template_domain.is_empty() || pool_domains.is_empty() {
+        return Vec::new();
+    }
+    vec![FieldError::invalid(
+        "spec.template.spec.failureDomain",
+        template_domain,
+        "ignored: spec.failureDomains is also set, and a MachinePool's instances are placed by the infrastructure provider across spec.failureDomains; spec.template.spec.failureDomain is used by MachineSets only",
+    )]
+}
+
 #[cfg(test)]
 mod tests;

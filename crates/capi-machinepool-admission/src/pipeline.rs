@@ -204,6 +204,9 @@ impl Admission {
             for e in validate_machine_pool(&hub, old, &self.gates) {
                 findings.push(Finding::error(e.field.clone(), e.detail_text()));
             }
+            for w in crate::validation_warnings(&hub) {
+                warnings.push(Finding::warning(w.field.clone(), w.detail_text()));
+            }
             Some(hub)
         });
         findings.extend(warnings);

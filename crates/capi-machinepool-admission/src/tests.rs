@@ -184,3 +184,38 @@ fn taint_propagation_gate_removes_one_error() {
     };
     assert_eq!(validate_machine_pool(&mp, None, &gates).len(), 1);
 }
+
+/// Beyond upstream (cited on `validation_warnings`): a pool with both failure-domain fields
+/// is warned that only `spec.failureDomains` is used; either one alone is not.
+#[test]
+fn both_failure_domain_fields_warn() {
+    let mut mp = pool(&[], Some(1));
+    assert!(validation_warnings(&mp).is_empty());
+    mp.spec.failure_domains = Some(vec!["1".into(), "2".into()]);
+    assert!(validation_warnings(&mp).is_empty());
+    mp.spec.template.spec.failure_domain = "3".into();
+    let w = validation_warnings(&mp);
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].field, "spec.template.spec.failureDomain");
+    assert!(w[0].detail_text().contains("spec.failureDomains"));
+    mp.spec.failure_domains = None;
+    assert!(validation_warnings(&mp).is_empty());
+    // Through the pipeline: a warning, the pool stays valid.
+    let mut both = pool(&[], Some(1));
+    both.spec.failure_domains = Some(vec!["1".into()]);
+    both.spec.template.spec.failure_domain = "2".into();
+    both.spec.template.spec.infrastructure_ref = ContractVersionedObjectReference {
+        api_group: "infrastructure.cluster.x-k8s.io".into(),
+        kind: "AzureMachinePool".into(),
+        name: "amp".into(),
+    };
+    let admitted = Admission::new()
+        .unwrap()
+        .admit(&serde_json::to_value(&both).unwrap());
+    assert!(admitted.is_valid(), "{:?}", admitted.findings);
+    assert!(
+        admitted.findings.iter().any(
+            |f| f.severity == Severity::Warning && f.path == "spec.template.spec.failureDomain"
+        )
+    );
+}

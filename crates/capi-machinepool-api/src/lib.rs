@@ -6,7 +6,8 @@
 //! * Both root types implement [`kube_core::Resource`] and [`kube_core::CustomResourceExt`].
 //! * [`machine_pool_crd`] builds the multi-version CRD from the Rust types with schemars.
 //! * [`wire`] prints the bytes Go's `encoding/json` prints (string escaping included).
-//! * [`apimachinery`] holds apimachinery's name, label and condition-reason rules.
+//! * [`apimachinery`] holds apimachinery's name, label and condition-reason rules;
+//!   [`label_format`] formats names into label values as upstream's `format.MustFormatValue`.
 //! * [`views`] are minimal typed views of Cluster, Machine and KubeadmControlPlane for
 //!   controllers, and the owner-MachinePool and pool-Machines helpers.
 //!
@@ -31,6 +32,7 @@ mod common;
 pub mod constants;
 pub mod crd;
 mod duration;
+pub mod label_format;
 mod omit;
 mod phase;
 mod resource;

@@ -230,13 +230,19 @@ pub fn owner_machine_pool(meta: &ObjectMeta) -> Option<&OwnerReference> {
         .find(|r| r.kind == KIND && r.api_version.rsplit_once('/').map_or("", |(g, _)| g) == GROUP)
 }
 
-/// The labels selecting the Machines of a MachinePool (`cluster.x-k8s.io/cluster-name` and
-/// `cluster.x-k8s.io/pool-name`), as a label selector string for a list call.
+/// The labels selecting the Machines (and InfraMachines) of a MachinePool, as a label selector
+/// string for a list call: `cluster.x-k8s.io/cluster-name` is the cluster name and
+/// `cluster.x-k8s.io/pool-name` the pool name formatted as upstream's MachinePool controller
+/// does (`format.MustFormatValue`, see [`crate::label_format`]).
 ///
 /// ```
 /// use capi_machinepool_api::views::machine_pool_machines_selector;
 /// assert_eq!(machine_pool_machines_selector("c1", "workers"),
 ///            "cluster.x-k8s.io/cluster-name=c1,cluster.x-k8s.io/pool-name=workers");
+/// // A pool name that is not a valid label value (longer than 63 characters) is hashed.
+/// let long = "my-machine-pool-with-a-very-long-name-that-exceeds-sixty-three-chars";
+/// assert_eq!(machine_pool_machines_selector("c1", long),
+///            "cluster.x-k8s.io/cluster-name=c1,cluster.x-k8s.io/pool-name=hash_Ou8XeA_z");
 /// ```
 #[must_use]
 pub fn machine_pool_machines_selector(cluster_name: &str, pool_name: &str) -> String {
@@ -248,7 +254,8 @@ pub fn machine_pool_machines_selector(cluster_name: &str, pool_name: &str) -> St
         .join(",")
 }
 
-/// The labels MachinePool Machines carry (see [`machine_pool_machines_selector`]).
+/// The labels MachinePool Machines and their InfraMachines carry (see
+/// [`machine_pool_machines_selector`]): upstream's `reconcileMachines` selector.
 #[must_use]
 pub fn machine_pool_machines_labels(
     cluster_name: &str,
@@ -256,6 +263,9 @@ pub fn machine_pool_machines_labels(
 ) -> BTreeMap<String, String> {
     BTreeMap::from([
         (CLUSTER_NAME_LABEL.to_owned(), cluster_name.to_owned()),
-        (MACHINE_POOL_NAME_LABEL.to_owned(), pool_name.to_owned()),
+        (
+            MACHINE_POOL_NAME_LABEL.to_owned(),
+            crate::label_format::format_value(pool_name).into_owned(),
+        ),
     ])
 }

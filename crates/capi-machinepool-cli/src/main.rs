@@ -125,7 +125,9 @@ enum Command {
         /// reported as INFO, not failed.
         #[arg(long, value_enum, alias = "contract", value_name = "CONTRACT")]
         only_contract: Option<Contract>,
-        /// InfraMachinePool objects to check too (a file, or `-`).
+        /// Objects to check too (a file, or `-`): InfraMachinePools, their InfraMachines
+        /// (MachinePool Machines), ClusterClasses and Clusters with a topology, judged one by
+        /// one and as a set.
         #[arg(long)]
         objects: Option<PathBuf>,
         /// Match the providerIDList of the objects of --objects (MachinePools or
@@ -133,6 +135,11 @@ enum Command {
         /// NodeList or a List) instead of checking CRDs.
         #[arg(long, value_name = "FILE|-", requires = "objects", conflicts_with_all = ["paths", "files"])]
         nodes: Option<PathBuf>,
+        /// Print the capability report (text or json) instead of the findings: per
+        /// InfraMachinePool kind, the contract, MachinePool Machines, ClusterClass support and
+        /// what cannot be known statically.
+        #[arg(long)]
+        capabilities: bool,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -170,6 +177,7 @@ fn main() -> ExitCode {
             format,
             no_v1beta1_compat,
             verbose,
+            capabilities,
         } => {
             paths.extend(files);
             cmd::check::run(&cmd::check::Args {
@@ -180,6 +188,7 @@ fn main() -> ExitCode {
                 format,
                 no_v1beta1_compat,
                 verbose,
+                capabilities,
             })
         }
     };

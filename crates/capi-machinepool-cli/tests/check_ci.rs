@@ -75,7 +75,9 @@ fn every_format_names_file_document_and_line() {
     );
     assert!(text.lines().any(|l| l.starts_with("::warning ")));
     assert!(
-        text.ends_with("capi-machinepool check: 2 fail, 2 warn, 1 info, 31 pass\n"),
+        // 34 passes: served-version-unlabelled on both CRDs and template-schema-compatible
+        // count too.
+        text.ends_with("capi-machinepool check: 2 fail, 2 warn, 1 info, 34 pass\n"),
         "{text}"
     );
     let o = run(&["check", &tree("capi-dev")], None);
@@ -142,7 +144,7 @@ fn skipped_inputs_are_one_line_unless_verbose() {
         .collect();
     assert_eq!(
         skipped,
-        ["skipped: 14 input(s) that are not InfraMachinePools or their templates (-v lists them)"]
+        ["skipped: 13 input(s) that are not InfraMachinePools or their templates (-v lists them)"]
     );
     let verbose = out(&run(&["check", "-v", &tree("capz")], None));
     assert_eq!(
@@ -150,7 +152,8 @@ fn skipped_inputs_are_one_line_unless_verbose() {
             .lines()
             .filter(|l| l.starts_with("skipped:"))
             .count(),
-        14
+        // AzureMachinePoolMachine is checked as the InfraMachine of MachinePool Machines.
+        13
     );
 }
 
@@ -211,7 +214,7 @@ fn only_contract_does_not_fail_labels_of_other_contracts() {
     );
     assert_eq!(only.status.code(), Some(0), "{}", out(&only));
     assert!(
-        out(&only).contains("not failed: outside --only-contract"),
+        out(&only).contains("not failed: outside the contract asked for"),
         "{}",
         out(&only)
     );
@@ -340,4 +343,108 @@ fn links_to_secrets_outside_the_tree_are_not_read() {
         "{all}"
     );
     assert!(all.contains("outside"), "{all}");
+}
+
+/// The objects of `tests/fixtures/capz-sets` (MachinePool Machines with a hashed pool name, the
+/// AKS ClusterClass and its Cluster) in one stream.
+fn capz_objects() -> Vec<u8> {
+    let mut bytes = std::fs::read(fixture("capz-sets/machinepool-machines.yaml")).unwrap();
+    bytes.extend_from_slice(b"\n---\n");
+    bytes.extend(std::fs::read(fixture("capz-sets/aks-clusterclass.yaml")).unwrap());
+    bytes
+}
+
+#[test]
+fn objects_are_judged_as_a_set_from_stdin() {
+    let objects = capz_objects();
+    let o = run(
+        &["check", "--format", "json", &tree("capz"), "--objects", "-"],
+        Some(&objects),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    let report: Value = serde_json::from_str(&out(&o)).unwrap();
+    let rules: Vec<(&str, &str)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["subject"]["type"] == "object")
+        .map(|f| (f["rule"].as_str().unwrap(), f["outcome"].as_str().unwrap()))
+        .filter(|(r, _)| r.starts_with("machine-pool-machine") || r.starts_with("cluster"))
+        .collect();
+    for rule in [
+        "machine-pool-machine-crd",
+        "machine-pool-machine-labels",
+        "clusterclass-infrastructure-template",
+        "clusterclass-bootstrap-template",
+        "cluster-topology-machine-pool-class",
+    ] {
+        assert!(rules.contains(&(rule, "pass")), "{rule}: {rules:?}");
+    }
+    // Without the formatted pool-name label, the InfraMachine is flagged (exit 1).
+    let text = String::from_utf8(objects).unwrap();
+    let broken = text.replacen("    cluster.x-k8s.io/pool-name: hash_-aIfEg_z\n", "", 1);
+    let o = run(
+        &["check", &tree("capz"), "--objects", "-"],
+        Some(broken.as_bytes()),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        out(&o).contains("cluster.x-k8s.io/pool-name is missing, expected \"hash_-aIfEg_z\""),
+        "{}",
+        out(&o)
+    );
+}
+
+#[test]
+fn capabilities_are_printed_as_text_and_json() {
+    let o = run(&["check", "--capabilities", &tree("capz")], None);
+    assert_eq!(o.status.code(), Some(0));
+    let text = out(&o);
+    let rows: Vec<&str> = text.lines().take(4).collect();
+    assert!(rows[0].starts_with("KIND"), "{text}");
+    assert!(rows[1].starts_with("AzureMachinePool "), "{text}");
+    assert!(
+        rows[1].contains("yes (AzureMachinePoolMachine, by CRD name)"),
+        "{text}"
+    );
+    assert!(
+        rows[2].contains("yes (AzureManagedMachinePoolTemplate)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("capabilities.capi-machinepool-rs.github.io/delete-machine-deletes-instance")
+    );
+    let objects = capz_objects();
+    let o = run(
+        &[
+            "check",
+            "--capabilities",
+            "--format",
+            "json",
+            &tree("capz"),
+            "--objects",
+            "-",
+        ],
+        Some(&objects),
+    );
+    let json: Value = serde_json::from_str(&out(&o)).unwrap();
+    let first = &json["capabilities"][0];
+    assert_eq!(first["kind"], "AzureMachinePool");
+    assert_eq!(first["contract"], "v1beta1Only");
+    assert_eq!(
+        first["machinePoolMachines"],
+        serde_json::json!({"state": "supported", "kind": "AzureMachinePoolMachine", "knownFrom": "objects"})
+    );
+    assert_eq!(first["machineDeletion"]["state"], "unknown");
+    let o = run(
+        &[
+            "check",
+            "--capabilities",
+            "--format",
+            "junit",
+            &tree("capz"),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -1,11 +1,14 @@
 //! `capi-machinepool check`: InfraMachinePool contract conformance for provider CI.
+//!
+//! The CRD paths are read with `capi_manifests::load` (files, directories with their
+//! kustomization, `-`) and checked with `capi_contract_check::Checker`; `--objects` is
+//! streamed one document at a time into the same checker.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use capi_contract::Contract;
-use capi_contract_check::{CheckOptions, Checker, CrdInput, render};
-use capi_manifests::Document;
+use capi_contract_check::{CheckOptions, Checker, Report, capabilities, render};
 
 use crate::Format;
 use crate::output::{Failure, Output};
@@ -19,40 +22,53 @@ pub struct Args {
     pub format: Format,
     pub no_v1beta1_compat: bool,
     pub verbose: bool,
+    pub capabilities: bool,
 }
 
-/// Feeds one document to the checker: CRDs are checked, anything else is listed as skipped.
-fn add(checker: &mut Checker, doc: Document, crds: &mut usize) {
-    if doc.value["kind"] == "CustomResourceDefinition" {
-        *crds += 1;
-        checker.add_crd(&CrdInput::from(doc));
-    } else {
-        let kind = doc.value["kind"].as_str().unwrap_or("<no kind>");
-        let reason = format!(
-            "{}: {} is not a CustomResourceDefinition",
-            doc.source,
-            capi_diagnostics::excerpt::excerpt(kind)
-        );
-        checker.skip(reason);
+/// Reads the CRD paths into the checker; fails when none holds a CRD.
+fn read_crds(checker: &mut Checker, paths: &[PathBuf]) -> Result<(), Failure> {
+    let loaded = capi_manifests::load::load(paths, crate::input::limits())
+        .map_err(|e| crate::input::message(&e))?;
+    checker.add_notes(&loaded.notes);
+    checker.add_documents(loaded.documents);
+    if checker.crds_read() == 0 {
+        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(format!("no CustomResourceDefinition found in {}", names.join(", ")).into());
     }
+    Ok(())
 }
 
-fn read(checker: &mut Checker, path: &Path, crds: &mut usize) -> Result<(), Failure> {
-    let is_dir = path != Path::new("-") && std::fs::metadata(path).is_ok_and(|m| m.is_dir());
-    if is_dir {
-        let loaded = capi_manifests::load::load(&[path.to_path_buf()], crate::input::limits())
-            .map_err(|e| crate::input::message(&e))?;
-        checker.add_notes(&loaded.notes);
-        for doc in loaded.documents {
-            add(checker, doc, crds);
-        }
-        return Ok(());
-    }
-    crate::input::for_each_document(path, |item| {
+/// Streams the objects into the checker.
+fn read_objects(checker: &mut Checker, objects: &std::path::Path) -> Result<(), Failure> {
+    crate::input::for_each_document(objects, |item| {
         if let Some(value) = item.value.filter(|v| !v.is_null()) {
-            add(checker, Document::new(item.raw.source, value), crds);
+            checker.add_object(&value, Some(&item.raw.source));
         }
         Ok(())
+    })
+}
+
+/// The report (or, with `--capabilities`, the capability table) in the asked format.
+fn render(report: &Report, args: &Args) -> Result<String, Failure> {
+    if args.capabilities {
+        return match args.format {
+            Format::Text => Ok(capabilities::table(&report.capabilities)),
+            Format::Json => {
+                let value = serde_json::json!({ "capabilities": report.capabilities });
+                serde_json::to_string_pretty(&value)
+                    .map(|t| t + "\n")
+                    .map_err(|e| format!("cannot write JSON: {e}").into())
+            }
+            Format::Junit | Format::Github => Err("--capabilities is written as text or json"
+                .to_owned()
+                .into()),
+        };
+    }
+    Ok(match args.format {
+        Format::Text => render::text(report, args.verbose),
+        Format::Json => render::json(report),
+        Format::Junit => render::junit(report),
+        Format::Github => render::github(report),
     })
 }
 
@@ -70,28 +86,9 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         v1beta1_compat: !args.no_v1beta1_compat,
     };
     let mut checker = Checker::new(opts);
-    let mut crds = 0;
-    for path in &args.paths {
-        read(&mut checker, path, &mut crds)?;
-    }
-    if crds == 0 {
-        return Err(format!(
-            "no CustomResourceDefinition found in {}",
-            args.paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-        .into());
-    }
+    read_crds(&mut checker, &args.paths)?;
     if let Some(objects) = &args.objects {
-        crate::input::for_each_document(objects, |item| {
-            if let Some(value) = item.value.filter(|v| !v.is_null()) {
-                checker.add_object(&value, Some(&item.raw.source));
-            }
-            Ok(())
-        })?;
+        read_objects(&mut checker, objects)?;
     }
     let report = checker.finish();
     let code = if report.passes() {
@@ -99,12 +96,7 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::from(1)
     };
-    let text = match args.format {
-        Format::Text => render::text(&report, args.verbose),
-        Format::Json => render::json(&report),
-        Format::Junit => render::junit(&report),
-        Format::Github => render::github(&report),
-    };
+    let text = render(&report, args)?;
     let mut out = Output::stdout();
     out.write(text.as_bytes(), code)?;
     out.flush(code)?;

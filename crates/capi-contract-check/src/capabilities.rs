@@ -1,0 +1,351 @@
+//! The capability report: for each InfraMachinePool kind read, what it supports as far as the
+//! CRDs (and objects) show, and what cannot be known statically, stated as unknown unless
+//! the provider declares it with an annotation on the InfraMachinePool CRD.
+//!
+//! ```
+//! use capi_contract_check::capabilities::{DECLARE_MACHINE_DELETION, DECLARE_REMEDIATION};
+//! assert!(DECLARE_MACHINE_DELETION.starts_with("capabilities.capi-machinepool-rs.github.io/"));
+//! assert_ne!(DECLARE_MACHINE_DELETION, DECLARE_REMEDIATION);
+//! ```
+
+use std::fmt;
+
+use capi_contract::Contract;
+use serde::Serialize;
+
+use crate::catalog::{Catalog, CrdFacts};
+use crate::input::Role;
+use crate::inventory::Inventory;
+use crate::report::{Outcome, Report, Target};
+use crate::schema_view::field;
+
+/// CRD annotation a provider sets to `"true"` or `"false"`: deleting a MachinePool Machine
+/// (`kubectl delete machine`, Cluster Autoscaler scale-down) deletes its instance.
+pub const DECLARE_MACHINE_DELETION: &str =
+    "capabilities.capi-machinepool-rs.github.io/delete-machine-deletes-instance";
+
+/// CRD annotation a provider sets to `"true"` or `"false"`: MachineHealthCheck remediation of
+/// a MachinePool Machine replaces the instance.
+pub const DECLARE_REMEDIATION: &str =
+    "capabilities.capi-machinepool-rs.github.io/machine-health-check-remediation";
+
+/// Which contract a CRD implements.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ContractSupport {
+    /// A version is labelled for the current v1beta2 contract.
+    #[serde(rename = "v1beta2")]
+    V1Beta2,
+    /// Only the deprecated v1beta1 contract (works until v1beta1 compatibility is removed).
+    #[serde(rename = "v1beta1Only")]
+    V1Beta1Only,
+    /// No contract label core reads.
+    None,
+}
+
+/// MachinePool Machines support.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "state",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum MachinePoolMachines {
+    /// The schema has no `status.infrastructureMachineKind`.
+    NotSupported,
+    /// The schema has `status.infrastructureMachineKind`.
+    Supported {
+        /// The InfraMachine kind, when known.
+        kind: Option<String>,
+        /// How the kind is known: `objects` (a pool given with the objects names it) or
+        /// `crd-name` (a `<Kind>Machine` CRD, or the kind without `Pool`, exists in the same
+        /// group: a guess to confirm with objects).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        known_from: Option<&'static str>,
+    },
+}
+
+/// ClusterClass support: an InfraMachinePoolTemplate exists and passes its checks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "state",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum ClusterClassSupport {
+    /// The template CRD is among the inputs and none of its checks failed.
+    Supported {
+        /// The template kind.
+        template: String,
+    },
+    /// The template CRD is among the inputs but a MUST rule fails on it.
+    TemplateFails {
+        /// The template kind.
+        template: String,
+    },
+    /// No template CRD among the inputs.
+    NoTemplate {
+        /// The kind looked for.
+        template: String,
+    },
+}
+
+/// A behaviour of the provider's controller.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "state",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Behaviour {
+    /// Not applicable: the kind has no MachinePool Machines.
+    NotApplicable,
+    /// Not visible in CRDs or objects.
+    Unknown {
+        /// The CRD annotation that would declare it.
+        declare_with: &'static str,
+    },
+    /// Declared by the provider on its CRD.
+    Declared {
+        /// The declared value.
+        value: bool,
+    },
+}
+
+/// What one InfraMachinePool kind supports.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capability {
+    /// The API group.
+    pub group: String,
+    /// The InfraMachinePool kind.
+    pub kind: String,
+    /// The CRD name.
+    pub crd: String,
+    /// The contract it implements.
+    pub contract: ContractSupport,
+    /// MachinePool Machines.
+    pub machine_pool_machines: MachinePoolMachines,
+    /// ClusterClass.
+    pub cluster_class: ClusterClassSupport,
+    /// Whether deleting a MachinePool Machine deletes its instance.
+    pub machine_deletion: Behaviour,
+    /// Whether MachineHealthCheck remediation replaces the instance.
+    pub remediation: Behaviour,
+}
+
+/// The capability of every InfraMachinePool CRD in `catalog`, in input order.
+pub(crate) fn compute(
+    catalog: &Catalog,
+    inventory: &Inventory,
+    report: &Report,
+) -> Vec<Capability> {
+    catalog
+        .with_role(Role::Pool)
+        .map(|crd| {
+            let mpm = machine_pool_machines(catalog, inventory, crd);
+            let applies = matches!(mpm, MachinePoolMachines::Supported { .. });
+            Capability {
+                group: crd.group.clone(),
+                kind: crd.kind.clone(),
+                crd: crd.name.clone(),
+                contract: contract(crd),
+                cluster_class: cluster_class(catalog, report, crd),
+                machine_deletion: behaviour(crd, applies, DECLARE_MACHINE_DELETION),
+                remediation: behaviour(crd, applies, DECLARE_REMEDIATION),
+                machine_pool_machines: mpm,
+            }
+        })
+        .collect()
+}
+
+fn contract(crd: &CrdFacts) -> ContractSupport {
+    let contracts = crd.contracts();
+    if contracts.contains(&Contract::V1Beta2) {
+        ContractSupport::V1Beta2
+    } else if contracts.contains(&Contract::V1Beta1) {
+        ContractSupport::V1Beta1Only
+    } else {
+        ContractSupport::None
+    }
+}
+
+fn machine_pool_machines(
+    catalog: &Catalog,
+    inventory: &Inventory,
+    crd: &CrdFacts,
+) -> MachinePoolMachines {
+    let declared = crd
+        .versions
+        .iter()
+        .any(|v| field(&v.schema, &["status", "infrastructureMachineKind"]).is_some());
+    if !declared {
+        return MachinePoolMachines::NotSupported;
+    }
+    let from_objects = inventory
+        .pools
+        .iter()
+        .filter(|p| p.meta.kind == crd.kind && p.meta.group() == crd.group)
+        .find_map(|p| p.machine_kind.as_ref().ok().cloned());
+    if let Some(kind) = from_objects {
+        return MachinePoolMachines::Supported {
+            kind: Some(kind),
+            known_from: Some("objects"),
+        };
+    }
+    // The InfraMachine kind by name: `<Kind>Machine` (CAPZ's AzureMachinePoolMachine) or the
+    // kind without `Pool` (the contract page's example: AWSMachinePool uses AWSMachine).
+    let candidates = [
+        format!("{}Machine", crd.kind),
+        crd.kind.strip_suffix("Pool").unwrap_or_default().to_owned(),
+    ];
+    let by_name = candidates
+        .into_iter()
+        .find(|k| !k.is_empty() && catalog.find(&crd.group, k).next().is_some());
+    MachinePoolMachines::Supported {
+        known_from: by_name.is_some().then_some("crd-name"),
+        kind: by_name,
+    }
+}
+
+fn cluster_class(catalog: &Catalog, report: &Report, crd: &CrdFacts) -> ClusterClassSupport {
+    let template = format!("{}Template", crd.kind);
+    let Some(t) = catalog.find(&crd.group, &template).next() else {
+        return ClusterClassSupport::NoTemplate { template };
+    };
+    let fails = report.findings.iter().any(|f| {
+        f.outcome == Outcome::Fail
+            && match &f.subject.target {
+                Target::Crd { name } | Target::CrdVersion { name, .. } => name == &t.name,
+                _ => false,
+            }
+    });
+    if fails {
+        ClusterClassSupport::TemplateFails { template }
+    } else {
+        ClusterClassSupport::Supported { template }
+    }
+}
+
+fn behaviour(crd: &CrdFacts, applies: bool, annotation: &'static str) -> Behaviour {
+    if !applies {
+        return Behaviour::NotApplicable;
+    }
+    match crd.annotations.get(annotation).map(String::as_str) {
+        Some("true") => Behaviour::Declared { value: true },
+        Some("false") => Behaviour::Declared { value: false },
+        _ => Behaviour::Unknown {
+            declare_with: annotation,
+        },
+    }
+}
+
+impl fmt::Display for ContractSupport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::V1Beta2 => "v1beta2",
+            Self::V1Beta1Only => "v1beta1 only (deprecated)",
+            Self::None => "none",
+        })
+    }
+}
+
+impl fmt::Display for MachinePoolMachines {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotSupported => f.write_str("no"),
+            Self::Supported {
+                kind: Some(k),
+                known_from: Some("objects"),
+            } => write!(f, "yes ({k})"),
+            Self::Supported { kind: Some(k), .. } => write!(f, "yes ({k}, by CRD name)"),
+            Self::Supported { .. } => f.write_str("yes (kind set at run time)"),
+        }
+    }
+}
+
+impl fmt::Display for ClusterClassSupport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Supported { template } => write!(f, "yes ({template})"),
+            Self::TemplateFails { template } => write!(f, "no ({template} fails)"),
+            Self::NoTemplate { template } => write!(f, "no ({template} missing)"),
+        }
+    }
+}
+
+impl fmt::Display for Behaviour {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotApplicable => f.write_str("n/a"),
+            Self::Unknown { .. } => f.write_str("unknown"),
+            Self::Declared { value: true } => f.write_str("yes (declared)"),
+            Self::Declared { value: false } => f.write_str("no (declared)"),
+        }
+    }
+}
+
+/// The capability table as text: one row per InfraMachinePool kind, then how to declare
+/// what cannot be known statically.
+///
+/// ```
+/// let text = capi_contract_check::capabilities::table(&[]);
+/// assert!(text.starts_with("KIND"));
+/// ```
+#[must_use]
+pub fn table(capabilities: &[Capability]) -> String {
+    let header = [
+        "KIND",
+        "CONTRACT",
+        "MACHINEPOOL MACHINES",
+        "CLUSTERCLASS",
+        "DELETE MACHINE DELETES INSTANCE",
+        "MHC REMEDIATION",
+    ];
+    let rows: Vec<[String; 6]> = capabilities
+        .iter()
+        .map(|c| {
+            [
+                c.kind.clone(),
+                c.contract.to_string(),
+                c.machine_pool_machines.to_string(),
+                c.cluster_class.to_string(),
+                c.machine_deletion.to_string(),
+                c.remediation.to_string(),
+            ]
+        })
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].len())
+                .chain([header[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<&str>| {
+        let mut out = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect::<Vec<_>>()
+            .join("  ");
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+        out
+    };
+    let mut out = line(header.to_vec());
+    for r in &rows {
+        out.push_str(&line(r.iter().map(String::as_str).collect()));
+    }
+    if capabilities.iter().any(|c| {
+        matches!(c.machine_deletion, Behaviour::Unknown { .. })
+            || matches!(c.remediation, Behaviour::Unknown { .. })
+    }) {
+        out.push_str(&format!(
+            "\nunknown: not visible in CRDs; a provider declares it on the InfraMachinePool CRD with the annotations\n  {DECLARE_MACHINE_DELETION}: \"true\"|\"false\"\n  {DECLARE_REMEDIATION}: \"true\"|\"false\"\n"
+        ));
+    }
+    out
+}

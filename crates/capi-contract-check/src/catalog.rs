@@ -1,0 +1,175 @@
+//! What the checker remembers of every CRD it read, for the rules that judge CRDs and
+//! objects together (a pool and its InfraMachine kind, a template and its pool, a
+//! ClusterClass and the templates it names).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use capi_contract::Contract;
+use capi_contract::labels::{contract_labels, crd_labels};
+use serde_json::Value;
+
+use crate::input::{CrdInput, Role, classify};
+use crate::report::{Subject, Target};
+
+/// One version of a CRD.
+#[derive(Debug)]
+pub(crate) struct VersionFacts {
+    pub(crate) name: String,
+    pub(crate) served: bool,
+    pub(crate) schema: Value,
+}
+
+/// One CRD, as read.
+#[derive(Debug)]
+pub(crate) struct CrdFacts {
+    pub(crate) subject: Arc<Subject>,
+    pub(crate) name: String,
+    pub(crate) group: String,
+    pub(crate) kind: String,
+    pub(crate) list_kind: Option<String>,
+    pub(crate) namespaced: bool,
+    pub(crate) versions: Vec<VersionFacts>,
+    /// Contract (`v1beta2`, ...) -> versions its label lists.
+    pub(crate) labels: BTreeMap<String, Vec<String>>,
+    pub(crate) role: Option<Role>,
+    /// The CRD's own annotations (provider declarations, see `crate::capabilities`).
+    pub(crate) annotations: BTreeMap<String, String>,
+}
+
+fn string_map(v: &Value) -> BTreeMap<String, String> {
+    v.as_object()
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl CrdFacts {
+    /// The facts of `input`, with the subject its findings are reported on.
+    pub(crate) fn of(input: &CrdInput, subject: Arc<Subject>) -> Self {
+        let crd = &input.crd;
+        let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+        let versions = crd["spec"]["versions"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .map(|v| VersionFacts {
+                name: text(&v["name"]),
+                served: v["served"].as_bool().unwrap_or(false),
+                schema: v["schema"]["openAPIV3Schema"].clone(),
+            })
+            .collect();
+        Self {
+            subject,
+            name: text(&crd["metadata"]["name"]),
+            group: text(&crd["spec"]["group"]),
+            kind: text(&crd["spec"]["names"]["kind"]),
+            list_kind: crd["spec"]["names"]["listKind"].as_str().map(str::to_owned),
+            namespaced: crd["spec"]["scope"] == "Namespaced",
+            versions,
+            labels: contract_labels(&crd_labels(crd)),
+            role: classify(crd).ok(),
+            annotations: string_map(&crd["metadata"]["annotations"]),
+        }
+    }
+
+    /// A subject for a CRD given as a value with no subject of its own.
+    pub(crate) fn subject_of(input: &CrdInput) -> Arc<Subject> {
+        let name = input.crd["metadata"]["name"]
+            .as_str()
+            .unwrap_or("<unnamed>")
+            .to_owned();
+        Arc::new(Subject::new(
+            Target::Crd { name },
+            input.source.as_ref().map(Into::into),
+        ))
+    }
+
+    /// The version named `version`.
+    pub(crate) fn version(&self, version: &str) -> Option<&VersionFacts> {
+        self.versions.iter().find(|v| v.name == version)
+    }
+
+    /// True when `version` exists and is served.
+    pub(crate) fn serves(&self, version: &str) -> bool {
+        self.version(version).is_some_and(|v| v.served)
+    }
+
+    /// The newest contract core reads whose label lists `version`.
+    pub(crate) fn contract_of_version(&self, version: &str) -> Option<Contract> {
+        Contract::CURRENT.compatible().into_iter().find(|c| {
+            self.labels
+                .get(c.as_str())
+                .is_some_and(|vs| vs.iter().any(|v| v == version))
+        })
+    }
+
+    /// The contracts core reads that a label of this CRD maps (newest first).
+    pub(crate) fn contracts(&self) -> Vec<Contract> {
+        Contract::CURRENT
+            .compatible()
+            .into_iter()
+            .filter(|c| {
+                self.labels
+                    .get(c.as_str())
+                    .is_some_and(|vs| vs.iter().any(|v| !v.is_empty()))
+            })
+            .collect()
+    }
+
+    /// The version core resolves references to: the highest version listed by the newest
+    /// contract label (upstream's `GetLatestContractAndAPIVersionFromContract`).
+    pub(crate) fn resolved_version(&self) -> Option<String> {
+        let labels: BTreeMap<String, String> = self
+            .labels
+            .iter()
+            .map(|(c, vs)| (format!("cluster.x-k8s.io/{c}"), vs.join("_")))
+            .collect();
+        capi_contract::labels::latest_contract_and_version(&self.name, &labels, Contract::CURRENT)
+            .ok()
+            .map(|(_, v)| v)
+    }
+}
+
+/// Every CRD read, in input order.
+#[derive(Debug, Default)]
+pub(crate) struct Catalog {
+    crds: Vec<CrdFacts>,
+}
+
+impl Catalog {
+    /// Remembers a CRD.
+    pub(crate) fn add(&mut self, facts: CrdFacts) {
+        self.crds.push(facts);
+    }
+
+    /// How many CRDs were read.
+    pub(crate) fn len(&self) -> usize {
+        self.crds.len()
+    }
+
+    /// The CRDs of `kind` in `group` (several when several inputs define it).
+    pub(crate) fn find<'a>(
+        &'a self,
+        group: &'a str,
+        kind: &'a str,
+    ) -> impl Iterator<Item = &'a CrdFacts> + 'a {
+        self.crds
+            .iter()
+            .filter(move |c| c.group == group && c.kind == kind)
+    }
+
+    /// The CRDs playing `role`.
+    pub(crate) fn with_role(&self, role: Role) -> impl Iterator<Item = &CrdFacts> + '_ {
+        self.crds.iter().filter(move |c| c.role == Some(role))
+    }
+}
+
+/// `group/version` split into its group (empty for the core group) and version.
+pub(crate) fn split_api_version(api_version: &str) -> (&str, &str) {
+    api_version.rsplit_once('/').unwrap_or(("", api_version))
+}

@@ -1,0 +1,355 @@
+//! What the checker remembers of the objects given with `--objects`, for the rules that
+//! judge them as a set: InfraMachinePools and their InfraMachines (MachinePool Machines),
+//! ClusterClasses and Clusters with a topology. Only the fields those rules read are kept, so
+//! memory stays small on long streams of other objects.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use capi_contract::Contract;
+use capi_contract::reader::{InfraMachinePoolReader, ReadError};
+use capi_machinepool_api::constants::{CLUSTER_NAME_LABEL, MACHINE_POOL_NAME_LABEL};
+use capi_machinepool_api::views::owner_machine_pool;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use serde_json::Value;
+
+use crate::catalog::split_api_version;
+use crate::input::CORE_GROUP;
+use crate::report::{SourceRef, Subject, Target};
+
+/// Identity and metadata of an object.
+#[derive(Debug)]
+pub(crate) struct Meta {
+    pub(crate) subject: Arc<Subject>,
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) namespace: String,
+    pub(crate) name: String,
+    pub(crate) labels: BTreeMap<String, String>,
+    pub(crate) owners: Vec<OwnerReference>,
+}
+
+impl Meta {
+    /// Name and namespace as written (the subject the object rules report on too); labels
+    /// and owner references parsed each on its own, malformed ones read as empty (the object
+    /// rules report what is wrong).
+    pub(crate) fn of(object: &Value, source: Option<SourceRef>) -> Self {
+        let meta = &object["metadata"];
+        let text = |v: &Value| v.as_str().map(str::to_owned);
+        let kind = text(&object["kind"]).unwrap_or_default();
+        let name = text(&meta["name"]).unwrap_or_else(|| "<no name>".to_owned());
+        let namespace = text(&meta["namespace"]);
+        let subject = Arc::new(Subject::new(
+            Target::Object {
+                kind: kind.clone(),
+                namespace: namespace.clone(),
+                name: name.clone(),
+            },
+            source,
+        ));
+        Self {
+            subject,
+            api_version: text(&object["apiVersion"]).unwrap_or_default(),
+            kind,
+            namespace: namespace.unwrap_or_default(),
+            name,
+            labels: serde_json::from_value(meta["labels"].clone()).unwrap_or_default(),
+            owners: serde_json::from_value(meta["ownerReferences"].clone()).unwrap_or_default(),
+        }
+    }
+
+    /// The API group of the object.
+    pub(crate) fn group(&self) -> &str {
+        split_api_version(&self.api_version).0
+    }
+
+    /// The API version (without the group).
+    pub(crate) fn version(&self) -> &str {
+        split_api_version(&self.api_version).1
+    }
+
+    /// True when an owner reference names `kind` `name` in `group`.
+    pub(crate) fn owned_by(&self, group: &str, kind: &str, name: &str) -> bool {
+        self.owners.iter().any(|o| {
+            o.kind == kind && o.name == name && split_api_version(&o.api_version).0 == group
+        })
+    }
+
+    fn core_object_meta(&self) -> ObjectMeta {
+        ObjectMeta {
+            owner_references: Some(self.owners.clone()),
+            ..ObjectMeta::default()
+        }
+    }
+}
+
+/// An InfraMachinePool object.
+#[derive(Debug)]
+pub(crate) struct PoolObject {
+    pub(crate) meta: Meta,
+    pub(crate) contract: Contract,
+    pub(crate) provider_ids: Vec<String>,
+    /// `status.infrastructureMachineKind` as the runtime reader reads it.
+    pub(crate) machine_kind: Result<String, ReadError>,
+    /// The MachinePool owning it (core sets this controller reference in `reconcileExternal`).
+    pub(crate) machine_pool: Option<String>,
+    /// Its `cluster.x-k8s.io/cluster-name` label (also set by `reconcileExternal`).
+    pub(crate) cluster: Option<String>,
+}
+
+impl PoolObject {
+    pub(crate) fn of(object: &Value, meta: Meta, contract: Contract) -> Self {
+        let reader = InfraMachinePoolReader::new(object, contract);
+        let machine_pool = owner_machine_pool(&meta.core_object_meta()).map(|o| o.name.clone());
+        let cluster = meta.labels.get(CLUSTER_NAME_LABEL).cloned();
+        Self {
+            contract,
+            provider_ids: reader.provider_id_list().unwrap_or_default(),
+            machine_kind: reader.infrastructure_machine_kind(),
+            machine_pool,
+            cluster,
+            meta,
+        }
+    }
+}
+
+/// An object that may be the InfraMachine of a MachinePool Machine.
+#[derive(Debug)]
+pub(crate) struct MachineObject {
+    pub(crate) meta: Meta,
+    pub(crate) provider_id: Option<String>,
+}
+
+impl MachineObject {
+    /// The object, when something ties it to a pool (a pool-name label or an owner whose
+    /// kind ends in `MachinePool`); other objects are not kept.
+    pub(crate) fn of(object: &Value, meta: Meta) -> Option<Self> {
+        let tied = meta.labels.contains_key(MACHINE_POOL_NAME_LABEL)
+            || meta.owners.iter().any(|o| o.kind.ends_with("MachinePool"));
+        tied.then(|| Self {
+            provider_id: object["spec"]["providerID"].as_str().map(str::to_owned),
+            meta,
+        })
+    }
+}
+
+/// A template reference of a MachinePoolClass.
+#[derive(Debug, Clone)]
+pub(crate) struct TemplateRef {
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) name: String,
+}
+
+impl TemplateRef {
+    fn of(v: &Value) -> Option<Self> {
+        let text = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
+        (v.is_object() && !v["kind"].is_null()).then(|| Self {
+            api_version: text("apiVersion"),
+            kind: text("kind"),
+            name: text("name"),
+        })
+    }
+}
+
+/// One MachinePoolClass of a ClusterClass.
+#[derive(Debug)]
+pub(crate) struct PoolClass {
+    pub(crate) class: String,
+    /// YAML path of the class entry (`spec.workers.machinePools[0]`).
+    pub(crate) path: String,
+    pub(crate) infrastructure: Option<TemplateRef>,
+    pub(crate) infrastructure_path: &'static str,
+    pub(crate) bootstrap: Option<TemplateRef>,
+    pub(crate) bootstrap_path: &'static str,
+}
+
+/// A ClusterClass object.
+#[derive(Debug)]
+pub(crate) struct ClassObject {
+    pub(crate) meta: Meta,
+    pub(crate) pools: Vec<PoolClass>,
+}
+
+fn entries<'a>(v: &'a Value, path: &[&str]) -> &'a [Value] {
+    path.iter()
+        .fold(v, |v, k| &v[*k])
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+impl ClassObject {
+    /// v1beta2 names templates with `templateRef`, v1beta1 with `template.<x>.ref`.
+    pub(crate) fn of(object: &Value, meta: Meta) -> Self {
+        let v1beta1 = meta.version() == "v1beta1";
+        let (infra, boot): ([&str; 3], [&str; 3]) = if v1beta1 {
+            (
+                ["template", "infrastructure", "ref"],
+                ["template", "bootstrap", "ref"],
+            )
+        } else {
+            (
+                ["infrastructure", "templateRef", ""],
+                ["bootstrap", "templateRef", ""],
+            )
+        };
+        let at = |entry: &Value, path: &[&str; 3]| {
+            let v = path
+                .iter()
+                .filter(|k| !k.is_empty())
+                .fold(entry, |v, k| &v[*k]);
+            TemplateRef::of(v)
+        };
+        let pools = entries(object, &["spec", "workers", "machinePools"])
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| PoolClass {
+                class: entry["class"].as_str().unwrap_or_default().to_owned(),
+                path: format!("spec.workers.machinePools[{i}]"),
+                infrastructure: at(entry, &infra),
+                infrastructure_path: if v1beta1 {
+                    "template.infrastructure.ref"
+                } else {
+                    "infrastructure.templateRef"
+                },
+                bootstrap: at(entry, &boot),
+                bootstrap_path: if v1beta1 {
+                    "template.bootstrap.ref"
+                } else {
+                    "bootstrap.templateRef"
+                },
+            })
+            .collect();
+        Self { meta, pools }
+    }
+}
+
+/// A Cluster with a managed topology.
+#[derive(Debug)]
+pub(crate) struct ClusterObject {
+    pub(crate) meta: Meta,
+    /// Namespace and name of its ClusterClass.
+    pub(crate) class: (String, String),
+    /// `(index, name, class)` of each MachinePool topology.
+    pub(crate) pools: Vec<(usize, String, String)>,
+}
+
+impl ClusterObject {
+    /// The Cluster, when it has a topology (v1beta2 `classRef`, v1beta1 `class`).
+    pub(crate) fn of(object: &Value, meta: Meta) -> Option<Self> {
+        let topology = &object["spec"]["topology"];
+        let (name, namespace) = match topology["classRef"].as_object() {
+            Some(r) => (r.get("name"), r.get("namespace")),
+            None => (topology.get("class"), topology.get("classNamespace")),
+        };
+        let name = name.and_then(Value::as_str)?.to_owned();
+        let namespace = namespace
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .map_or_else(|| meta.namespace.clone(), str::to_owned);
+        let pools = entries(topology, &["workers", "machinePools"])
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let text = |k: &str| p[k].as_str().unwrap_or_default().to_owned();
+                (i, text("name"), text("class"))
+            })
+            .collect();
+        Some(Self {
+            meta,
+            class: (namespace, name),
+            pools,
+        })
+    }
+}
+
+/// The objects kept for the set rules.
+#[derive(Debug, Default)]
+pub(crate) struct Inventory {
+    pub(crate) pools: Vec<PoolObject>,
+    pub(crate) machines: Vec<MachineObject>,
+    pub(crate) classes: Vec<ClassObject>,
+    pub(crate) clusters: Vec<ClusterObject>,
+}
+
+/// What an object is to the checker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ObjectRole {
+    /// An InfraMachinePool (a non-core kind ending in `MachinePool`).
+    Pool,
+    /// A ClusterClass.
+    ClusterClass,
+    /// A Cluster.
+    Cluster,
+    /// Anything else (possibly an InfraMachine).
+    Other,
+}
+
+/// The role of an object from its apiVersion and kind.
+pub(crate) fn object_role(object: &Value) -> ObjectRole {
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let group = split_api_version(object["apiVersion"].as_str().unwrap_or_default()).0;
+    match (group == CORE_GROUP, kind) {
+        (true, "ClusterClass") => ObjectRole::ClusterClass,
+        (true, "Cluster") => ObjectRole::Cluster,
+        (false, k) if k.ends_with("MachinePool") => ObjectRole::Pool,
+        _ => ObjectRole::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn meta(v: &Value) -> Meta {
+        Meta::of(v, None)
+    }
+
+    #[test]
+    fn v1beta2_cluster_class_and_cluster_are_read() {
+        let class = json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "ClusterClass",
+            "metadata": {"name": "c", "namespace": "ns"},
+            "spec": {"workers": {"machinePools": [{"class": "a",
+                "bootstrap": {"templateRef": {"apiVersion": "b/v1", "kind": "B", "name": "b"}},
+                "infrastructure": {"templateRef": {"apiVersion": "i/v1", "kind": "I", "name": "i"}}}]}}});
+        let c = ClassObject::of(&class, meta(&class));
+        assert_eq!(c.pools.len(), 1);
+        assert_eq!(c.pools[0].infrastructure.as_ref().unwrap().kind, "I");
+        assert_eq!(c.pools[0].bootstrap.as_ref().unwrap().name, "b");
+        assert_eq!(c.pools[0].infrastructure_path, "infrastructure.templateRef");
+
+        let cluster = json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+            "metadata": {"name": "k", "namespace": "ns"},
+            "spec": {"topology": {"classRef": {"name": "c", "namespace": "shared"},
+                "workers": {"machinePools": [{"class": "a", "name": "mp-0"}]}}}});
+        let k = ClusterObject::of(&cluster, meta(&cluster)).unwrap();
+        assert_eq!(k.class, ("shared".to_owned(), "c".to_owned()));
+        assert_eq!(k.pools, [(0, "mp-0".to_owned(), "a".to_owned())]);
+        // Without a namespace the class is in the Cluster's namespace; no topology, no Cluster.
+        let local = json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
+            "metadata": {"name": "k", "namespace": "ns"}, "spec": {"topology": {"class": "c"}}});
+        assert_eq!(
+            ClusterObject::of(&local, meta(&local)).unwrap().class.0,
+            "ns"
+        );
+        let plain = json!({"kind": "Cluster", "metadata": {"name": "k"}, "spec": {}});
+        assert!(ClusterObject::of(&plain, meta(&plain)).is_none());
+    }
+
+    #[test]
+    fn only_objects_tied_to_a_pool_are_kept_as_infra_machines() {
+        let tied = json!({"apiVersion": "x/v1", "kind": "FooMachine", "metadata": {"name": "m",
+            "ownerReferences": [{"apiVersion": "x/v1", "kind": "FooMachinePool", "name": "p", "uid": "u"}]},
+            "spec": {"providerID": "foo://1"}});
+        let m = MachineObject::of(&tied, meta(&tied)).unwrap();
+        assert!(m.meta.owned_by("x", "FooMachinePool", "p"));
+        assert_eq!(m.provider_id.as_deref(), Some("foo://1"));
+        let other = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
+        assert!(MachineObject::of(&other, meta(&other)).is_none());
+        assert_eq!(object_role(&other), ObjectRole::Other);
+        let core_pool = json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool"});
+        assert_eq!(object_role(&core_pool), ObjectRole::Other);
+    }
+}
