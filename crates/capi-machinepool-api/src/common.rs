@@ -77,7 +77,7 @@ pub struct StatusVersion {
     #[serde(
         default,
         skip_serializing_if = "crate::omit::is_zero",
-        deserialize_with = "crate::wire::int::i32"
+        deserialize_with = "crate::wire::int::value"
     )]
     #[schemars(range(min = 1))]
     pub replicas: i32,

@@ -161,7 +161,8 @@ impl<'de, S: Deserialize<'de> + Default, T: Deserialize<'de> + Default> Sections
     }
     fn read<A: MapAccess<'de>>(&mut self, key: RootField, map: &mut A) -> Result<(), A::Error> {
         match key {
-            RootField::Metadata => once(&mut self.metadata, "metadata", map),
+            // k8s-openapi's ObjectMeta reads integers as serde_json does: `-0` needs the wrapper.
+            RootField::Metadata => once_go_integers(&mut self.metadata, "metadata", map),
             RootField::Spec => once(&mut self.spec, "spec", map),
             RootField::Status => once(&mut self.status, "status", map),
             _ => map.next_value::<IgnoredAny>().map(drop),
@@ -192,7 +193,7 @@ impl<'de, R: Deserialize<'de>> Sections<'de> for ListSections<R> {
     }
     fn read<A: MapAccess<'de>>(&mut self, key: RootField, map: &mut A) -> Result<(), A::Error> {
         match key {
-            RootField::Metadata => once(&mut self.metadata, "metadata", map),
+            RootField::Metadata => once_go_integers(&mut self.metadata, "metadata", map),
             RootField::Items => once(&mut self.items, "items", map),
             _ => map.next_value::<IgnoredAny>().map(drop),
         }
@@ -211,10 +212,29 @@ fn once<'de, A: MapAccess<'de>, V: Deserialize<'de>>(
     name: &'static str,
     map: &mut A,
 ) -> Result<(), A::Error> {
+    once_seed(slot, name, map, PhantomData)
+}
+
+/// [`once`], integers read as Go reads them ([`GoIntegers`](crate::wire::int::GoIntegers)).
+fn once_go_integers<'de, A: MapAccess<'de>, V: Deserialize<'de>>(
+    slot: &mut Option<Option<V>>,
+    name: &'static str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    once_seed(slot, name, map, crate::wire::int::GoSeed(PhantomData))
+}
+
+/// Reads the value of a key that may appear once through `seed`.
+fn once_seed<'de, A: MapAccess<'de>, V, S: DeserializeSeed<'de, Value = Option<V>>>(
+    slot: &mut Option<Option<V>>,
+    name: &'static str,
+    map: &mut A,
+    seed: S,
+) -> Result<(), A::Error> {
     if slot.is_some() {
         return Err(A::Error::duplicate_field(name));
     }
-    *slot = Some(map.next_value::<Option<V>>()?);
+    *slot = Some(map.next_value_seed(seed)?);
     Ok(())
 }
 

@@ -43,7 +43,7 @@ pub struct MachinePoolSpec {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub replicas: Option<i32>,
     /// Template of the machines (always emitted).
@@ -53,7 +53,7 @@ pub struct MachinePoolSpec {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub min_ready_seconds: Option<i32>,
     /// Provider IDs of the machine instances.
@@ -165,27 +165,27 @@ pub struct MachinePoolStatus {
     #[schemars(schema_with = "node_refs_schema")]
     pub node_refs: Option<Vec<ObjectReference>>,
     /// Observed replicas (always emitted).
-    #[serde(default, deserialize_with = "crate::wire::int::i32")]
+    #[serde(default, deserialize_with = "crate::wire::int::value")]
     pub replicas: i32,
     /// Replicas whose Node is Ready (legacy semantic).
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i32"
+        deserialize_with = "crate::wire::int::value"
     )]
     pub ready_replicas: i32,
     /// Available replicas (legacy semantic).
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i32"
+        deserialize_with = "crate::wire::int::value"
     )]
     pub available_replicas: i32,
     /// Unavailable replicas (deprecated).
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i32"
+        deserialize_with = "crate::wire::int::value"
     )]
     pub unavailable_replicas: i32,
     /// Terminal failure reason (deprecated).
@@ -209,7 +209,7 @@ pub struct MachinePoolStatus {
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i64"
+        deserialize_with = "crate::wire::int::value"
     )]
     pub observed_generation: i64,
     /// Legacy conditions.
@@ -250,21 +250,21 @@ pub struct MachinePoolV1Beta2Status {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub ready_replicas: Option<i32>,
     /// Machines with Available=True.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub available_replicas: Option<i32>,
     /// Machines with UpToDate=True.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub up_to_date_replicas: Option<i32>,
 }

@@ -1,0 +1,257 @@
+//! Go's `encoding/json` reads the JSON number `-0` into an integer field as 0: its decoder
+//! (`encoding/json/decode.go`, `literalStore`) hands the literal to `strconv.ParseInt`, which
+//! reads `-0` as 0. `serde_json` reads `-0` as the float `-0.0` and refuses it for an integer,
+//! so every integer field needs the rule of `wire::int`, and a new field that forgets it would
+//! silently stop matching Go.
+//!
+//! This test finds the integer fields in the generated CRD schema (both versions, plus the
+//! `metav1.ObjectMeta` schema for the root `metadata`, which the CRD leaves open, and
+//! `metav1.ListMeta` for lists), feeds `-0` to each one alone, and checks that the object reads and prints exactly as the same object
+//! with `0` there: Go decodes both texts to the same value, so it prints them alike.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use capi_machinepool_api::k8s_openapi::apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta};
+use capi_machinepool_api::schema::structural_schema_for;
+use capi_machinepool_api::{machine_pool_crd_value, v1beta1, v1beta2, wire};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// One step from a schema to a sub-schema.
+#[derive(Clone, Debug, PartialEq)]
+enum Step {
+    /// A property of an object.
+    Key(String),
+    /// An element of an array.
+    Item,
+    /// A value of a map (`additionalProperties`).
+    MapValue,
+}
+
+/// A field path as written in messages: `spec.template.spec.deletion.nodeDrainTimeoutSeconds`,
+/// `status.conditions[].observedGeneration`.
+fn display(path: &[Step]) -> String {
+    let mut text = String::new();
+    for step in path {
+        match step {
+            Step::Key(key) if text.is_empty() => text.push_str(key),
+            Step::Key(key) => {
+                text.push('.');
+                text.push_str(key);
+            }
+            Step::Item => text.push_str("[]"),
+            Step::MapValue => text.push_str("[*]"),
+        }
+    }
+    text
+}
+
+/// The paths of every `type: integer` schema below `schema`.
+fn integer_paths(schema: &Value, path: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
+    if schema["type"] == "integer" {
+        out.push(path.clone());
+    }
+    if let Some(properties) = schema["properties"].as_object() {
+        for (key, sub) in properties {
+            path.push(Step::Key(key.clone()));
+            integer_paths(sub, path, out);
+            path.pop();
+        }
+    }
+    for (key, step) in [
+        ("items", Step::Item),
+        ("additionalProperties", Step::MapValue),
+    ] {
+        if let Some(sub) = schema.get(key).filter(|s| s.is_object()) {
+            path.push(step);
+            integer_paths(sub, path, out);
+            path.pop();
+        }
+    }
+}
+
+/// A JSON value holding `leaf` at `path` and nothing else.
+fn value_at(path: &[Step], leaf: Value) -> Value {
+    match path.split_first() {
+        None => leaf,
+        Some((Step::Key(key), rest)) => json!({ key.as_str(): value_at(rest, leaf) }),
+        Some((Step::Item, rest)) => json!([value_at(rest, leaf)]),
+        Some((Step::MapValue, rest)) => json!({ "k": value_at(rest, leaf) }),
+    }
+}
+
+/// Stands for the number in the printed document: `serde_json::Value` cannot hold `-0`.
+const MARK: &str = "\"INTEGER-UNDER-TEST\"";
+
+/// The document of `api_version` and `kind` with `number` (JSON text) at `path`.
+fn document(api_version: &str, kind: &str, path: &[Step], number: &str) -> String {
+    let mut object = value_at(path, json!("INTEGER-UNDER-TEST"));
+    object["apiVersion"] = json!(api_version);
+    object["kind"] = json!(kind);
+    let text = object.to_string();
+    assert_eq!(text.matches(MARK).count(), 1, "{text}");
+    text.replace(MARK, number)
+}
+
+/// Every integer path of a version: its CRD schema and the root `metadata`'s.
+fn version_integer_paths(version: &str) -> Vec<Vec<Step>> {
+    let crd = machine_pool_crd_value();
+    let schema = crd["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == version)
+        .map(|v| &v["schema"]["openAPIV3Schema"])
+        .unwrap();
+    assert_eq!(
+        schema["properties"]["metadata"],
+        json!({"type": "object"}),
+        "the CRD leaves metadata open; its fields come from metav1.ObjectMeta's schema"
+    );
+    let mut paths = Vec::new();
+    integer_paths(schema, &mut Vec::new(), &mut paths);
+    let metadata = structural_schema_for::<ObjectMeta>();
+    integer_paths(
+        &metadata,
+        &mut vec![Step::Key("metadata".into())],
+        &mut paths,
+    );
+    paths
+}
+
+/// Reads `-0` and `0` at every path into `T`: both read, and print the same Go bytes.
+/// Returns the fields tried.
+fn minus_zero_reads_as_zero<T: DeserializeOwned + Serialize>(
+    api_version: &str,
+    kind: &str,
+    paths: &[Vec<Step>],
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for path in paths {
+        let field = display(path);
+        let read = |number: &str| {
+            let text = document(api_version, kind, path, number);
+            serde_json::from_str::<T>(&text).map_err(|e| format!("{field}: {text}: {e}"))
+        };
+        let (minus_zero, zero) = match (read("-0"), read("0")) {
+            (Ok(minus_zero), Ok(zero)) => (minus_zero, zero),
+            (Err(e), _) | (_, Err(e)) => {
+                failures.push(e);
+                continue;
+            }
+        };
+        let printed = wire::to_string(&minus_zero).unwrap();
+        if printed != wire::to_string(&zero).unwrap() || printed.contains("-0") {
+            failures.push(format!("{field}: `-0` prints {printed}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{kind} {api_version}:\n{}",
+        failures.join("\n")
+    );
+    paths.iter().map(|p| display(p)).collect()
+}
+
+/// The integer paths of a list of a version: its `metadata` (`metav1.ListMeta`) and items.
+fn list_integer_paths(version: &str) -> Vec<Vec<Step>> {
+    let mut paths = Vec::new();
+    integer_paths(
+        &structural_schema_for::<ListMeta>(),
+        &mut vec![Step::Key("metadata".into())],
+        &mut paths,
+    );
+    for item in version_integer_paths(version) {
+        let mut path = vec![Step::Key("items".into()), Step::Item];
+        path.extend(item);
+        paths.push(path);
+    }
+    paths
+}
+
+#[test]
+fn minus_zero_reads_as_zero_in_every_v1beta1_integer_field() {
+    let fields = minus_zero_reads_as_zero::<v1beta1::MachinePool>(
+        "cluster.x-k8s.io/v1beta1",
+        "MachinePool",
+        &version_integer_paths("v1beta1"),
+    );
+    // The walk reaches the root, nested, list-item and metadata integers.
+    for field in [
+        "spec.replicas",
+        "spec.minReadySeconds",
+        "status.replicas",
+        "status.observedGeneration",
+        "status.versions[].replicas",
+        "status.v1beta2.conditions[].observedGeneration",
+        "metadata.generation",
+        "metadata.deletionGracePeriodSeconds",
+    ] {
+        assert!(fields.iter().any(|f| f == field), "{field} in {fields:?}");
+    }
+}
+
+#[test]
+fn minus_zero_reads_as_zero_in_every_v1beta2_integer_field() {
+    let fields = minus_zero_reads_as_zero::<v1beta2::MachinePool>(
+        "cluster.x-k8s.io/v1beta2",
+        "MachinePool",
+        &version_integer_paths("v1beta2"),
+    );
+    for field in [
+        "spec.replicas",
+        "spec.template.spec.minReadySeconds",
+        "spec.template.spec.deletion.nodeDrainTimeoutSeconds",
+        "status.replicas",
+        "status.observedGeneration",
+        "status.conditions[].observedGeneration",
+        "status.deprecated.v1beta1.readyReplicas",
+        "metadata.generation",
+        "metadata.deletionGracePeriodSeconds",
+    ] {
+        assert!(fields.iter().any(|f| f == field), "{field} in {fields:?}");
+    }
+}
+
+#[test]
+fn minus_zero_reads_as_zero_in_every_list_integer_field() {
+    for (api_version, version) in [
+        ("cluster.x-k8s.io/v1beta1", "v1beta1"),
+        ("cluster.x-k8s.io/v1beta2", "v1beta2"),
+    ] {
+        let paths = list_integer_paths(version);
+        let fields = if version == "v1beta1" {
+            minus_zero_reads_as_zero::<v1beta1::MachinePoolList>(
+                api_version,
+                "MachinePoolList",
+                &paths,
+            )
+        } else {
+            minus_zero_reads_as_zero::<v1beta2::MachinePoolList>(
+                api_version,
+                "MachinePoolList",
+                &paths,
+            )
+        };
+        for field in [
+            "metadata.remainingItemCount",
+            "items[].spec.replicas",
+            "items[].metadata.generation",
+        ] {
+            assert!(fields.iter().any(|f| f == field), "{field} in {fields:?}");
+        }
+    }
+}
+
+/// The premise of the test: without the rule, `serde_json` refuses `-0` for an integer, so a
+/// field that forgets it fails the walk above.
+#[test]
+fn serde_json_alone_refuses_minus_zero_for_an_integer() {
+    #[derive(serde::Deserialize)]
+    struct Plain {
+        #[allow(dead_code)]
+        replicas: Option<i32>,
+    }
+    assert!(serde_json::from_str::<Plain>(r#"{"replicas":-0}"#).is_err());
+    assert!(serde_json::from_str::<Plain>(r#"{"replicas":0}"#).is_ok());
+}
