@@ -268,17 +268,10 @@ where
 }
 
 /// `kube_core::Resource` for a namespaced type with a `metadata: ObjectMeta` field and a
-/// static GroupVersionKind. `api_version` saves the allocation of kube-core's default
+/// static GroupVersionKind: `namespaced_resource!(Type, group, version, kind, plural)`. `api_version` saves the allocation of kube-core's default
 /// (`group/version`) where the joined string is a constant.
 macro_rules! namespaced_resource {
-    (
-        $ty:ty,
-        group = $group:expr,
-        version = $version:expr,
-        kind = $kind:expr,
-        plural = $plural:expr
-        $(, api_version = $api_version:expr)?
-    ) => {
+    ($ty:ty, $group:expr, $version:expr, $kind:expr, $plural:expr $(, api_version = $api_version:expr)?) => {
         impl kube_core::Resource for $ty {
             type DynamicType = ();
             type Scope = kube_core::NamespaceResourceScope;
@@ -375,10 +368,10 @@ macro_rules! machine_pool_resource {
 
         crate::resource::namespaced_resource!(
             $root,
-            group = crate::constants::GROUP,
-            version = $version,
-            kind = crate::constants::KIND,
-            plural = crate::constants::PLURAL,
+            crate::constants::GROUP,
+            $version,
+            crate::constants::KIND,
+            crate::constants::PLURAL,
             api_version = $api_version
         );
 

@@ -89,13 +89,7 @@ impl Cluster {
     }
 }
 
-crate::resource::namespaced_resource!(
-    Cluster,
-    group = GROUP,
-    version = "v1beta2",
-    kind = "Cluster",
-    plural = "clusters"
-);
+crate::resource::namespaced_resource!(Cluster, GROUP, "v1beta2", "Cluster", "clusters");
 
 /// A `cluster.x-k8s.io/v1beta2` Machine (a MachinePool Machine), as far as the pool is
 /// concerned.
@@ -148,13 +142,7 @@ pub struct NodeRef {
     pub name: String,
 }
 
-crate::resource::namespaced_resource!(
-    Machine,
-    group = GROUP,
-    version = "v1beta2",
-    kind = "Machine",
-    plural = "machines"
-);
+crate::resource::namespaced_resource!(Machine, GROUP, "v1beta2", "Machine", "machines");
 
 /// A `controlplane.cluster.x-k8s.io/v1beta2` KubeadmControlPlane: its versions.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -188,10 +176,10 @@ pub struct ControlPlaneStatus {
 
 crate::resource::namespaced_resource!(
     KubeadmControlPlane,
-    group = "controlplane.cluster.x-k8s.io",
-    version = "v1beta2",
-    kind = "KubeadmControlPlane",
-    plural = "kubeadmcontrolplanes"
+    "controlplane.cluster.x-k8s.io",
+    "v1beta2",
+    "KubeadmControlPlane",
+    "kubeadmcontrolplanes"
 );
 
 /// The owner reference of the MachinePool owning an object (an InfraMachinePool, say), as

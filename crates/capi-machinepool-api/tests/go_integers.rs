@@ -169,6 +169,14 @@ fn list_integer_paths(version: &str) -> Vec<Vec<Step>> {
     paths
 }
 
+/// The walk reached `expected` (root, nested, list-item and metadata integers), so an empty
+/// or truncated walk cannot pass.
+fn assert_reached(fields: &[String], expected: &[&str]) {
+    for field in expected {
+        assert!(fields.iter().any(|f| f == field), "{field} in {fields:?}");
+    }
+}
+
 #[test]
 fn minus_zero_reads_as_zero_in_every_v1beta1_integer_field() {
     let fields = minus_zero_reads_as_zero::<v1beta1::MachinePool>(
@@ -176,19 +184,19 @@ fn minus_zero_reads_as_zero_in_every_v1beta1_integer_field() {
         "MachinePool",
         &version_integer_paths("v1beta1"),
     );
-    // The walk reaches the root, nested, list-item and metadata integers.
-    for field in [
-        "spec.replicas",
-        "spec.minReadySeconds",
-        "status.replicas",
-        "status.observedGeneration",
-        "status.versions[].replicas",
-        "status.v1beta2.conditions[].observedGeneration",
-        "metadata.generation",
-        "metadata.deletionGracePeriodSeconds",
-    ] {
-        assert!(fields.iter().any(|f| f == field), "{field} in {fields:?}");
-    }
+    assert_reached(
+        &fields,
+        &[
+            "spec.replicas",
+            "spec.minReadySeconds",
+            "status.replicas",
+            "status.observedGeneration",
+            "status.versions[].replicas",
+            "status.v1beta2.conditions[].observedGeneration",
+            "metadata.generation",
+            "metadata.deletionGracePeriodSeconds",
+        ],
+    );
 }
 
 #[test]
@@ -198,48 +206,51 @@ fn minus_zero_reads_as_zero_in_every_v1beta2_integer_field() {
         "MachinePool",
         &version_integer_paths("v1beta2"),
     );
-    for field in [
-        "spec.replicas",
-        "spec.template.spec.minReadySeconds",
-        "spec.template.spec.deletion.nodeDrainTimeoutSeconds",
-        "status.replicas",
-        "status.observedGeneration",
-        "status.conditions[].observedGeneration",
-        "status.deprecated.v1beta1.readyReplicas",
-        "metadata.generation",
-        "metadata.deletionGracePeriodSeconds",
-    ] {
-        assert!(fields.iter().any(|f| f == field), "{field} in {fields:?}");
-    }
+    assert_reached(
+        &fields,
+        &[
+            "spec.replicas",
+            "spec.template.spec.minReadySeconds",
+            "spec.template.spec.deletion.nodeDrainTimeoutSeconds",
+            "status.replicas",
+            "status.observedGeneration",
+            "status.conditions[].observedGeneration",
+            "status.deprecated.v1beta1.readyReplicas",
+            "metadata.generation",
+            "metadata.deletionGracePeriodSeconds",
+        ],
+    );
 }
 
 #[test]
 fn minus_zero_reads_as_zero_in_every_list_integer_field() {
-    for (api_version, version) in [
-        ("cluster.x-k8s.io/v1beta1", "v1beta1"),
-        ("cluster.x-k8s.io/v1beta2", "v1beta2"),
-    ] {
-        let paths = list_integer_paths(version);
-        let fields = if version == "v1beta1" {
-            minus_zero_reads_as_zero::<v1beta1::MachinePoolList>(
-                api_version,
-                "MachinePoolList",
-                &paths,
-            )
-        } else {
-            minus_zero_reads_as_zero::<v1beta2::MachinePoolList>(
-                api_version,
-                "MachinePoolList",
-                &paths,
-            )
-        };
-        for field in [
-            "metadata.remainingItemCount",
-            "items[].spec.replicas",
-            "items[].metadata.generation",
-        ] {
-            assert!(fields.iter().any(|f| f == field), "{field} in {fields:?}");
-        }
+    let list = |version| {
+        (
+            format!("cluster.x-k8s.io/{version}"),
+            list_integer_paths(version),
+        )
+    };
+    let (api_version, paths) = list("v1beta1");
+    let v1beta1 = minus_zero_reads_as_zero::<v1beta1::MachinePoolList>(
+        &api_version,
+        "MachinePoolList",
+        &paths,
+    );
+    let (api_version, paths) = list("v1beta2");
+    let v1beta2 = minus_zero_reads_as_zero::<v1beta2::MachinePoolList>(
+        &api_version,
+        "MachinePoolList",
+        &paths,
+    );
+    for fields in [v1beta1, v1beta2] {
+        assert_reached(
+            &fields,
+            &[
+                "metadata.remainingItemCount",
+                "items[].spec.replicas",
+                "items[].metadata.generation",
+            ],
+        );
     }
 }
 
