@@ -12,110 +12,37 @@
 
 use capi_machinepool_api::k8s_openapi::apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta};
 use capi_machinepool_api::schema::structural_schema_for;
-use capi_machinepool_api::{machine_pool_crd_value, v1beta1, v1beta2, wire};
+use capi_machinepool_api::{v1beta1, v1beta2, wire};
+use common::paths::{Step, display, document, paths_where, version_schema};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-/// One step from a schema to a sub-schema.
-#[derive(Clone, Debug, PartialEq)]
-enum Step {
-    /// A property of an object.
-    Key(String),
-    /// An element of an array.
-    Item,
-    /// A value of a map (`additionalProperties`).
-    MapValue,
-}
+mod common;
 
-/// A field path as written in messages: `spec.template.spec.deletion.nodeDrainTimeoutSeconds`,
-/// `status.conditions[].observedGeneration`.
-fn display(path: &[Step]) -> String {
-    let mut text = String::new();
-    for step in path {
-        match step {
-            Step::Key(key) if text.is_empty() => text.push_str(key),
-            Step::Key(key) => {
-                text.push('.');
-                text.push_str(key);
-            }
-            Step::Item => text.push_str("[]"),
-            Step::MapValue => text.push_str("[*]"),
-        }
-    }
-    text
-}
-
-/// The paths of every `type: integer` schema below `schema`.
-fn integer_paths(schema: &Value, path: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
-    if schema["type"] == "integer" {
-        out.push(path.clone());
-    }
-    if let Some(properties) = schema["properties"].as_object() {
-        for (key, sub) in properties {
-            path.push(Step::Key(key.clone()));
-            integer_paths(sub, path, out);
-            path.pop();
-        }
-    }
-    for (key, step) in [
-        ("items", Step::Item),
-        ("additionalProperties", Step::MapValue),
-    ] {
-        if let Some(sub) = schema.get(key).filter(|s| s.is_object()) {
-            path.push(step);
-            integer_paths(sub, path, out);
-            path.pop();
-        }
-    }
-}
-
-/// A JSON value holding `leaf` at `path` and nothing else.
-fn value_at(path: &[Step], leaf: Value) -> Value {
-    match path.split_first() {
-        None => leaf,
-        Some((Step::Key(key), rest)) => json!({ key.as_str(): value_at(rest, leaf) }),
-        Some((Step::Item, rest)) => json!([value_at(rest, leaf)]),
-        Some((Step::MapValue, rest)) => json!({ "k": value_at(rest, leaf) }),
-    }
-}
-
-/// Stands for the number in the printed document: `serde_json::Value` cannot hold `-0`.
-const MARK: &str = "\"INTEGER-UNDER-TEST\"";
-
-/// The document of `api_version` and `kind` with `number` (JSON text) at `path`.
-fn document(api_version: &str, kind: &str, path: &[Step], number: &str) -> String {
-    let mut object = value_at(path, json!("INTEGER-UNDER-TEST"));
-    object["apiVersion"] = json!(api_version);
-    object["kind"] = json!(kind);
-    let text = object.to_string();
-    assert_eq!(text.matches(MARK).count(), 1, "{text}");
-    text.replace(MARK, number)
+/// The `type: integer` paths of `schema`, below `prefix`.
+fn integer_paths(schema: &Value, prefix: &str) -> Vec<Vec<Step>> {
+    let prefix = if prefix.is_empty() {
+        vec![]
+    } else {
+        vec![Step::Key(prefix.into())]
+    };
+    paths_where(schema, prefix, |_, sub| sub["type"] == "integer")
 }
 
 /// Every integer path of a version: its CRD schema and the root `metadata`'s.
 fn version_integer_paths(version: &str) -> Vec<Vec<Step>> {
-    let crd = machine_pool_crd_value();
-    let schema = crd["spec"]["versions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["name"] == version)
-        .map(|v| &v["schema"]["openAPIV3Schema"])
-        .unwrap();
+    let schema = version_schema(version);
     assert_eq!(
         schema["properties"]["metadata"],
         json!({"type": "object"}),
         "the CRD leaves metadata open; its fields come from metav1.ObjectMeta's schema"
     );
-    let mut paths = Vec::new();
-    integer_paths(schema, &mut Vec::new(), &mut paths);
-    let metadata = structural_schema_for::<ObjectMeta>();
-    integer_paths(
-        &metadata,
-        &mut vec![Step::Key("metadata".into())],
-        &mut paths,
-    );
+    let mut paths = integer_paths(&schema, "");
+    paths.extend(integer_paths(
+        &structural_schema_for::<ObjectMeta>(),
+        "metadata",
+    ));
     paths
 }
 
@@ -155,12 +82,7 @@ fn minus_zero_reads_as_zero<T: DeserializeOwned + Serialize>(
 
 /// The integer paths of a list of a version: its `metadata` (`metav1.ListMeta`) and items.
 fn list_integer_paths(version: &str) -> Vec<Vec<Step>> {
-    let mut paths = Vec::new();
-    integer_paths(
-        &structural_schema_for::<ListMeta>(),
-        &mut vec![Step::Key("metadata".into())],
-        &mut paths,
-    );
+    let mut paths = integer_paths(&structural_schema_for::<ListMeta>(), "metadata");
     for item in version_integer_paths(version) {
         let mut path = vec![Step::Key("items".into()), Step::Item];
         path.extend(item);
