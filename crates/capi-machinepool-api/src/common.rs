@@ -84,6 +84,9 @@ pub struct StatusVersion {
 }
 
 /// A condition a Machine must report True (or False, for negative polarity) to be Ready.
+///
+/// One JSON difference between the versions: v1beta1 prints an empty `conditionType` (its Go
+/// tag has no `omitempty`), which the v1beta1 `readinessGates` printer takes care of.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(transform = required_machine_readiness_gate)]
 pub struct MachineReadinessGate {

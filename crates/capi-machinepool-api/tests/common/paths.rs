@@ -116,3 +116,41 @@ pub fn printed_at<'a>(printed: &'a Value, path: &[Step]) -> Option<&'a Value> {
         Step::MapValue => value.get("k"),
     })
 }
+
+/// The steps of a path written as [`display`] writes it (without map values).
+pub fn parse(text: &str) -> Vec<Step> {
+    let mut steps = Vec::new();
+    for part in text.split('.') {
+        let key = part.trim_end_matches("[]");
+        steps.push(Step::Key(key.to_owned()));
+        for _ in 0..(part.len() - key.len()) / 2 {
+            steps.push(Step::Item);
+        }
+    }
+    steps
+}
+
+/// `patch` merged into `target`: objects key by key, arrays element by element.
+pub fn merge(target: &mut Value, patch: Value) {
+    match (target, patch) {
+        (Value::Object(target), Value::Object(patch)) => {
+            for (key, value) in patch {
+                match target.get_mut(&key) {
+                    Some(existing) => merge(existing, value),
+                    None => {
+                        target.insert(key, value);
+                    }
+                }
+            }
+        }
+        (Value::Array(target), Value::Array(patch)) => {
+            for (i, value) in patch.into_iter().enumerate() {
+                match target.get_mut(i) {
+                    Some(existing) => merge(existing, value),
+                    None => target.push(value),
+                }
+            }
+        }
+        (target, patch) => *target = patch,
+    }
+}

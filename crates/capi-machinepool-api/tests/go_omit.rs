@@ -1,0 +1,311 @@
+//! Which keys Go prints. Every field of both versions is given its zero value, alone and
+//! beside a non-zero sibling (which keeps the enclosing structs printed), and the printed object
+//! has the field, and each of its absent siblings, exactly when Go's `encoding/json` would print
+//! it. Go's decision is derived here from each field's Go type and `json` tag
+//! (`tests/fixtures/go_json_tags`, from upstream's `api/core/{v1beta1,v1beta2}/*_types.go`) by
+//! the rules of `encoding/json` `Marshal`:
+//!
+//! * `omitempty` leaves out `false`, `0`, `""`, a nil pointer and a nil or empty slice or map;
+//!   it has no effect on a struct value;
+//! * `omitzero` leaves out a zero value (`IsZero`): a struct whose fields are all zero (a
+//!   non-nil but empty slice or map, or a non-nil pointer, makes it non-zero);
+//! * a field without either is always printed (a nil pointer, slice or map as `null`).
+//!
+//! Each field's `skip_serializing_if` (or its parent's printer) is one hand-written rule per
+//! field; a field with the wrong one, or a field the Rust type lacks or adds, fails here.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+
+use capi_machinepool_api::{v1beta1, v1beta2, wire};
+use common::paths::{
+    Step, display, document, merge, parse, paths_where, printed_at, value_at, version_schema,
+};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod common;
+
+/// What `encoding/json` needs to know of a field (see the fixture's SOURCE.md).
+#[derive(Debug, Deserialize)]
+struct GoField {
+    go: String,
+    kind: Kind,
+    omitempty: bool,
+    omitzero: bool,
+    /// JSON text of the zero value fed to the field.
+    zero: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Kind {
+    Pointer,
+    Slice,
+    Map,
+    Struct,
+    Scalar,
+}
+
+fn go_fields(version: &str) -> BTreeMap<String, GoField> {
+    let text = include_str!("fixtures/go_json_tags/machinepool.json");
+    let mut all: BTreeMap<String, BTreeMap<String, GoField>> = serde_json::from_str(text).unwrap();
+    all.remove(version).unwrap()
+}
+
+/// The field paths of a version's schema (not TypeMeta, not map values).
+fn schema_fields(version: &str) -> Vec<Vec<Step>> {
+    paths_where(&version_schema(version), Vec::new(), |path, _| {
+        matches!(path.last(), Some(Step::Key(k)) if path.len() > 1 || !matches!(k.as_str(), "apiVersion" | "kind"))
+            && !path.contains(&Step::MapValue)
+    })
+}
+
+/// Go's decision for one field: `non_zero` tells whether its value is non-zero (`IsZero`),
+/// `empty` whether a slice or map has no element.
+fn go_prints(field: &GoField, non_zero: bool, empty: bool) -> bool {
+    match field.kind {
+        // A non-nil pointer: `omitempty` and `omitzero` only leave out nil.
+        Kind::Pointer => true,
+        Kind::Slice | Kind::Map => !(field.omitempty && empty),
+        // `omitempty` has no effect on a struct value.
+        Kind::Struct => non_zero || !field.omitzero,
+        Kind::Scalar => !(field.omitempty || field.omitzero),
+    }
+}
+
+/// Whether Go prints the field at `path` when it alone holds its zero value: the field itself
+/// and each enclosing field must be printed. Enclosing slices hold the one element leading to
+/// the field; a non-nil pointer, slice or map is non-zero even when empty, and makes every
+/// enclosing struct non-zero.
+fn go_prints_path(path: &[Step], fields: &BTreeMap<String, GoField>) -> bool {
+    let leaf = &fields[&display(path)];
+    let mut non_zero = matches!(leaf.kind, Kind::Pointer | Kind::Slice | Kind::Map);
+    let mut printed = go_prints(leaf, non_zero, true);
+    for end in (1..path.len()).rev() {
+        if !matches!(path[end - 1], Step::Key(_)) {
+            continue;
+        }
+        let ancestor = &fields[&display(&path[..end])];
+        non_zero |= matches!(ancestor.kind, Kind::Pointer | Kind::Slice | Kind::Map);
+        printed &= go_prints(ancestor, non_zero, false);
+    }
+    printed
+}
+
+/// A field of the struct enclosing `path` (the same list element for a list item's field),
+/// outside `path`'s own subtree, and a value making that struct non-zero: with it, Go prints
+/// the field at `path` by the field's own rule alone. `None` when `path` has no such sibling.
+fn witness(path: &str, fields: &BTreeMap<String, GoField>) -> Option<(Vec<Step>, Value)> {
+    let parent = path.rsplit_once('.').map_or("", |(parent, _)| parent);
+    let (name, field) = fields.iter().find(|(name, field)| {
+        let inside = parent.is_empty() || name.starts_with(&format!("{parent}."));
+        let related = name.as_str() == path
+            || name.starts_with(&format!("{path}."))
+            || name.starts_with(&format!("{path}[]"))
+            || path.starts_with(&format!("{name}."))
+            || path.starts_with(&format!("{name}[]"));
+        inside && !related && field.kind != Kind::Struct
+    })?;
+    let value = match (field.kind, field.zero.as_str()) {
+        // A non-nil pointer, slice or map is non-zero.
+        (Kind::Pointer | Kind::Slice | Kind::Map, zero) => serde_json::from_str(zero).unwrap(),
+        (_, "\"\"") => Value::from("x"),
+        (_, "0") => Value::from(1),
+        (_, "false") => Value::from(true),
+        (_, "null") => Value::from("2026-01-01T00:00:00Z"),
+        (_, zero) => panic!("{name}: no non-zero value for {zero}"),
+    };
+    Some((parse(name), value))
+}
+
+/// Go's decision for a field absent from the input: nil (pointer, slice, map) or zero.
+fn go_prints_absent(field: &GoField) -> bool {
+    match field.kind {
+        Kind::Pointer | Kind::Slice | Kind::Map | Kind::Scalar => {
+            !(field.omitempty || field.omitzero)
+        }
+        Kind::Struct => !field.omitzero,
+    }
+}
+
+/// The first segment of `name` below `prefix` (`conditions` for `status.conditions[].type`
+/// below `status.`), if `name` is below it.
+fn branch<'a>(name: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = name.strip_prefix(prefix)?;
+    rest.split(['.', '[']).next()
+}
+
+/// The problems with the fields of the struct enclosing `path` other than `path` and the
+/// branch holding `sibling`: each is absent from the input, and printed as Go prints it.
+fn check_absent_siblings(
+    printed: &Value,
+    path: &str,
+    sibling: &str,
+    fields: &BTreeMap<String, GoField>,
+) -> Vec<String> {
+    let parent = path.rsplit_once('.').map_or("", |(parent, _)| parent);
+    let prefix = if parent.is_empty() {
+        String::new()
+    } else {
+        format!("{parent}.")
+    };
+    let object = if parent.is_empty() {
+        Some(printed)
+    } else {
+        printed_at(printed, &parse(parent))
+    };
+    let Some(object) = object else {
+        return vec![format!("{parent}: not printed: {printed}")];
+    };
+    let skip = [branch(path, &prefix), branch(sibling, &prefix)];
+    fields
+        .iter()
+        .filter(|(name, _)| {
+            let child = branch(name, &prefix);
+            child.is_some_and(|c| name.len() == prefix.len() + c.len()) && !skip.contains(&child)
+        })
+        .filter_map(|(name, field)| {
+            let expected = go_prints_absent(field);
+            let found = object.get(&name[prefix.len()..]).is_some();
+            (found != expected).then(|| {
+                format!(
+                    "{name} ({}), absent beside {path}: printed {found}, Go prints {expected}: {printed}",
+                    field.go
+                )
+            })
+        })
+        .collect()
+}
+
+/// The printed object of `T` read from `text`, or why it could not be read.
+fn print_as_go<T: DeserializeOwned + Serialize>(text: &str) -> Result<Value, String> {
+    let object = serde_json::from_str::<T>(text).map_err(|e| format!("{text}: {e}"))?;
+    Ok(serde_json::from_str(&wire::to_string(&object).unwrap()).unwrap())
+}
+
+/// The problem with `printed` at `path`, when Go would print `expected` (and the zero value).
+fn check_printed(
+    printed: &Value,
+    path: &[Step],
+    field: &GoField,
+    expected: bool,
+) -> Option<String> {
+    match printed_at(printed, path) {
+        Some(_) if !expected => Some(format!("printed, Go leaves it out: {printed}")),
+        None if expected => Some(format!("left out, Go prints it: {printed}")),
+        Some(value) if field.kind != Kind::Struct && field.zero != "{}" => {
+            let zero: Value = serde_json::from_str(&field.zero).unwrap();
+            (*value != zero).then(|| format!("printed {value}, Go prints {zero}"))
+        }
+        _ => None,
+    }
+}
+
+/// Feeds each field its zero value and compares the printed keys with Go's.
+fn keys_printed_as_go_prints<T: DeserializeOwned + Serialize>(version: &str) {
+    let fields = go_fields(version);
+    let paths = schema_fields(version);
+    let in_schema: Vec<String> = paths.iter().map(|p| display(p)).collect();
+    let mut failures: Vec<String> = fields
+        .keys()
+        .filter(|k| !in_schema.contains(k))
+        .map(|k| format!("{k}: a Go field the Rust type lacks"))
+        .collect();
+    failures.extend(
+        in_schema
+            .iter()
+            .filter(|k| !fields.contains_key(*k))
+            .map(|k| format!("{k}: not a Go field (record its tag in the fixture)")),
+    );
+    let api_version = format!("cluster.x-k8s.io/{version}");
+    for path in paths.iter().filter(|p| fields.contains_key(&display(p))) {
+        let name = display(path);
+        let field = &fields[&name];
+        let label = format!("{name} ({} {:?})", field.go, field.kind);
+        // Alone: the field's rule and those of every enclosing field.
+        let alone = document(&api_version, "MachinePool", path, &field.zero);
+        match print_as_go::<T>(&alone) {
+            Ok(printed) => failures.extend(
+                check_printed(&printed, path, field, go_prints_path(path, &fields))
+                    .map(|problem| format!("{label}, alone: {problem}")),
+            ),
+            Err(e) => failures.push(format!("{label}: {e}")),
+        }
+        // Beside a non-zero sibling: the field's own rule, whatever its parents' rules.
+        if let Some((sibling, value)) = witness(&name, &fields) {
+            let mut object: Value = serde_json::from_str(&alone).unwrap();
+            merge(&mut object, value_at(&sibling, value));
+            let non_zero = matches!(field.kind, Kind::Pointer | Kind::Slice | Kind::Map);
+            match print_as_go::<T>(&object.to_string()) {
+                Ok(printed) => {
+                    let beside = display(&sibling);
+                    failures.extend(
+                        check_printed(&printed, path, field, go_prints(field, non_zero, true))
+                            .map(|problem| format!("{label}, beside {beside}: {problem}")),
+                    );
+                    failures.extend(check_absent_siblings(&printed, &name, &beside, &fields));
+                }
+                Err(e) => failures.push(format!("{label}: {e}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{version}, {} fields:\n{}",
+        paths.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn v1beta1_prints_the_keys_go_prints() {
+    keys_printed_as_go_prints::<v1beta1::MachinePool>("v1beta1");
+}
+
+#[test]
+fn v1beta2_prints_the_keys_go_prints() {
+    keys_printed_as_go_prints::<v1beta2::MachinePool>("v1beta2");
+}
+
+/// The model against cases whose Go output is known independently of it (the type docs and
+/// `docs/serialization.md`, checked against upstream's conversion answers): a pointer to zero
+/// is printed, a zero `omitempty` value or an empty `omitempty` list is left out, a value
+/// without `omitempty` is printed, a zero `omitzero` struct is left out.
+#[test]
+fn the_model_agrees_with_known_go_outputs() {
+    let path = parse;
+    let v1beta2 = go_fields("v1beta2");
+    for (field, printed) in [
+        ("spec.replicas", true),
+        ("spec.clusterName", false),
+        ("spec.template.metadata", false),
+        ("spec.template.metadata.labels", false),
+        ("status.conditions", false),
+        ("status.conditions[].message", true),
+        ("status.conditions[].observedGeneration", false),
+        ("status.deprecated", true),
+    ] {
+        assert_eq!(
+            go_prints_path(&path(field), &v1beta2),
+            printed,
+            "v1beta2 {field}"
+        );
+    }
+    let v1beta1 = go_fields("v1beta1");
+    for (field, printed) in [
+        ("status.replicas", true),
+        ("status.readyReplicas", false),
+        ("spec.template.spec.clusterName", true),
+        ("spec.template.spec.infrastructureRef", true),
+        ("status.v1beta2.conditions[].reason", true),
+        ("status.conditions[].reason", false),
+    ] {
+        assert_eq!(
+            go_prints_path(&path(field), &v1beta1),
+            printed,
+            "v1beta1 {field}"
+        );
+    }
+}
