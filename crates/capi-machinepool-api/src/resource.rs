@@ -85,11 +85,9 @@ impl<'de> Visitor<'de> for Expect {
 }
 
 /// The sections of an object other than its TypeMeta, read key by key by [`TypeMetaChecked`].
-trait Sections<'de>: Sized {
+trait Sections<'de>: Default {
     /// What the object reads as.
     type Output;
-    /// Empty sections, before any key is read.
-    fn new() -> Self;
     /// Reads the value of `key` (never `apiVersion` or `kind`).
     fn read<A: MapAccess<'de>>(&mut self, key: RootField, map: &mut A) -> Result<(), A::Error>;
     /// The object, absent and `null` sections read as their zero value.
@@ -110,7 +108,7 @@ impl<'de, S: Sections<'de>> Visitor<'de> for TypeMetaChecked<S> {
         write!(f, "a {} {} object", self.api_version, self.kind)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut sections = S::new();
+        let mut sections = S::default();
         while let Some(key) = map.next_key::<RootField>()? {
             match key {
                 RootField::ApiVersion => map.next_value_seed(Expect {
@@ -142,6 +140,7 @@ fn deserialize_checked<'de, D: Deserializer<'de>, S: Sections<'de>>(
 }
 
 /// `metadata`, `spec` and `status` of a root object; other keys are ignored.
+#[derive(Default)]
 struct ObjectSections<S, T> {
     metadata: Option<Option<kube_core::ObjectMeta>>,
     spec: Option<Option<S>>,
@@ -152,13 +151,6 @@ impl<'de, S: Deserialize<'de> + Default, T: Deserialize<'de> + Default> Sections
     for ObjectSections<S, T>
 {
     type Output = (kube_core::ObjectMeta, S, T);
-    fn new() -> Self {
-        Self {
-            metadata: None,
-            spec: None,
-            status: None,
-        }
-    }
     fn read<A: MapAccess<'de>>(&mut self, key: RootField, map: &mut A) -> Result<(), A::Error> {
         match key {
             // k8s-openapi's ObjectMeta reads integers as serde_json does: `-0` needs the wrapper.
@@ -178,19 +170,14 @@ impl<'de, S: Deserialize<'de> + Default, T: Deserialize<'de> + Default> Sections
 }
 
 /// `metadata` and `items` of a list object; other keys are ignored.
+#[derive(Default)]
 struct ListSections<R> {
     metadata: Option<Option<ListMeta>>,
     items: Option<Option<Vec<R>>>,
 }
 
-impl<'de, R: Deserialize<'de>> Sections<'de> for ListSections<R> {
+impl<'de, R: Deserialize<'de> + Default> Sections<'de> for ListSections<R> {
     type Output = (ListMeta, Vec<R>);
-    fn new() -> Self {
-        Self {
-            metadata: None,
-            items: None,
-        }
-    }
     fn read<A: MapAccess<'de>>(&mut self, key: RootField, map: &mut A) -> Result<(), A::Error> {
         match key {
             RootField::Metadata => once_go_integers(&mut self.metadata, "metadata", map),
@@ -262,7 +249,7 @@ pub(crate) fn deserialize_list<'de, D, R>(
 ) -> Result<(ListMeta, Vec<R>), D::Error>
 where
     D: Deserializer<'de>,
-    R: Deserialize<'de>,
+    R: Deserialize<'de> + Default,
 {
     deserialize_checked::<D, ListSections<R>>(deserializer, api_version, kind)
 }
@@ -511,31 +498,35 @@ mod tests {
         let expected = |group: &str, version: &str, kind: &str, plural: &str| {
             [group, version, kind, plural, &format!("{group}/{version}")].map(str::to_owned)
         };
-        let core = "cluster.x-k8s.io";
-        assert_eq!(
-            gvk::<v1beta1::MachinePool>(),
-            expected(core, "v1beta1", "MachinePool", "machinepools")
-        );
-        assert_eq!(
-            gvk::<v1beta2::MachinePool>(),
-            expected(core, "v1beta2", "MachinePool", "machinepools")
-        );
-        assert_eq!(
-            gvk::<views::Cluster>(),
-            expected(core, "v1beta2", "Cluster", "clusters")
-        );
-        assert_eq!(
-            gvk::<views::Machine>(),
-            expected(core, "v1beta2", "Machine", "machines")
-        );
-        assert_eq!(
-            gvk::<views::KubeadmControlPlane>(),
-            expected(
-                "controlplane.cluster.x-k8s.io",
-                "v1beta2",
-                "KubeadmControlPlane",
-                "kubeadmcontrolplanes"
-            )
-        );
+        let (core, control_plane) = ("cluster.x-k8s.io", "controlplane.cluster.x-k8s.io");
+        for (found, (group, version, kind, plural)) in [
+            (
+                gvk::<v1beta1::MachinePool>(),
+                (core, "v1beta1", "MachinePool", "machinepools"),
+            ),
+            (
+                gvk::<v1beta2::MachinePool>(),
+                (core, "v1beta2", "MachinePool", "machinepools"),
+            ),
+            (
+                gvk::<views::Cluster>(),
+                (core, "v1beta2", "Cluster", "clusters"),
+            ),
+            (
+                gvk::<views::Machine>(),
+                (core, "v1beta2", "Machine", "machines"),
+            ),
+            (
+                gvk::<views::KubeadmControlPlane>(),
+                (
+                    control_plane,
+                    "v1beta2",
+                    "KubeadmControlPlane",
+                    "kubeadmcontrolplanes",
+                ),
+            ),
+        ] {
+            assert_eq!(found, expected(group, version, kind, plural));
+        }
     }
 }
