@@ -1,5 +1,5 @@
 //! Field paths of a generated schema, and documents holding one value at one path: what the
-//! schema-driven wire tests (`go_integers`, `go_omit`) feed the types.
+//! schema-driven wire tests (`go_integers`, `go_keys`) feed the types.
 
 use capi_machinepool_api::machine_pool_crd_value;
 use serde_json::{Value, json};
@@ -152,5 +152,90 @@ pub fn merge(target: &mut Value, patch: Value) {
             }
         }
         (target, patch) => *target = patch,
+    }
+}
+
+/// A printed JSON document with its object keys in printed order (`serde_json::Value` sorts
+/// them).
+#[derive(Debug)]
+pub enum Ordered {
+    /// An object: keys and values in printed order.
+    Object(Vec<(String, Ordered)>),
+    /// An array.
+    Array(Vec<Ordered>),
+    /// Any other value.
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Ordered {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OrderedVisitor;
+        impl<'de> serde::de::Visitor<'de> for OrderedVisitor {
+            type Value = Ordered;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Ordered, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(Ordered::Object(entries))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Ordered, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Ordered::Array(items))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Ordered, E> {
+                Ok(Ordered::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Ordered, E> {
+                Ok(Ordered::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Ordered, E> {
+                Ok(Ordered::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Ordered, E> {
+                Ok(Ordered::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Ordered, E> {
+                Ok(Ordered::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Ordered, E> {
+                Ok(Ordered::Other)
+            }
+        }
+        deserializer.deserialize_any(OrderedVisitor)
+    }
+}
+
+impl Ordered {
+    /// The value at `path` (the first element of each array), if printed.
+    pub fn at(&self, path: &[Step]) -> Option<&Ordered> {
+        path.iter()
+            .try_fold(self, |value, step| match (value, step) {
+                (Ordered::Object(entries), Step::Key(key)) => {
+                    entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+                }
+                (Ordered::Array(items), Step::Item) => items.first(),
+                _ => None,
+            })
+    }
+
+    /// The keys of an object, in printed order.
+    pub fn keys(&self) -> Vec<&str> {
+        match self {
+            Ordered::Object(entries) => entries.iter().map(|(k, _)| k.as_str()).collect(),
+            _ => Vec::new(),
+        }
     }
 }

@@ -1,4 +1,6 @@
-//! Which keys Go prints. Every field of both versions is given its zero value, alone and
+//! Which keys Go prints, and in which order.
+//!
+//! Presence: every field of both versions is given its zero value, alone and
 //! beside a non-zero sibling (which keeps the enclosing structs printed), and the printed object
 //! has the field, and each of its absent siblings, exactly when Go's `encoding/json` would print
 //! it. Go's decision is derived here from each field's Go type and `json` tag
@@ -12,9 +14,12 @@
 //!   non-nil but empty slice or map, or a non-nil pointer, makes it non-zero);
 //! * a field without either is always printed (a nil pointer, slice or map as `null`).
 //!
+//! Order: every struct is printed with all its fields set, and prints them in Go's declaration
+//! order (serde prints Rust's declaration order).
+//!
 //! Each field's `skip_serializing_if` (or the printers of `wire`: `GoObjectMeta`,
 //! `GoObjectReference`, `GoCondition`) is one hand-written rule per field; a field with the
-//! wrong one, or a field the Rust type lacks or adds, fails here.
+//! wrong one or in the wrong place, or a field the Rust type lacks or adds, fails here.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::collections::BTreeMap;
@@ -23,7 +28,8 @@ use capi_machinepool_api::k8s_openapi::apimachinery::pkg::apis::meta::v1::Object
 use capi_machinepool_api::schema::structural_schema_for;
 use capi_machinepool_api::{v1beta1, v1beta2, wire};
 use common::paths::{
-    Step, display, document, merge, parse, paths_where, printed_at, value_at, version_schema,
+    Ordered, Step, display, document, merge, parse, paths_where, printed_at, value_at,
+    version_schema,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -42,6 +48,8 @@ struct GoField {
     zero: String,
     /// JSON text Go prints for that value.
     printed: String,
+    /// Place among the fields of its struct: Go prints fields in declaration order.
+    order: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
@@ -125,16 +133,20 @@ fn witness(path: &str, fields: &BTreeMap<String, GoField>) -> Option<(Vec<Step>,
             || path.starts_with(&format!("{name}[]"));
         inside && !related && field.kind != Kind::Struct
     })?;
-    let value = match (field.kind, field.zero.as_str()) {
-        // A non-nil pointer, slice or map is non-zero.
+    Some((parse(name), non_zero(field)))
+}
+
+/// A value of the field that Go does not take for zero: a non-nil pointer, slice or map (even
+/// empty), or a scalar other than its zero value.
+fn non_zero(field: &GoField) -> Value {
+    match (field.kind, field.zero.as_str()) {
         (Kind::Pointer | Kind::Slice | Kind::Map, zero) => serde_json::from_str(zero).unwrap(),
         (_, "\"\"") => Value::from("x"),
         (_, "0") => Value::from(1),
         (_, "false") => Value::from(true),
         (_, "null") => Value::from("2026-01-01T00:00:00Z"),
-        (_, zero) => panic!("{name}: no non-zero value for {zero}"),
-    };
-    Some((parse(name), value))
+        (_, zero) => panic!("{}: no non-zero value for {zero}", field.go),
+    }
 }
 
 /// Go's decision for a field absent from the input: nil (pointer, slice, map) or zero.
@@ -284,6 +296,116 @@ fn v1beta1_prints_the_keys_go_prints() {
 #[test]
 fn v1beta2_prints_the_keys_go_prints() {
     keys_printed_as_go_prints::<v1beta2::MachinePool>("v1beta2");
+}
+
+/// The direct fields of the struct at `parent` (`""` for the root, `status.conditions[]`
+/// for a list item), in Go's declaration order.
+fn children<'a>(
+    parent: &str,
+    fields: &'a BTreeMap<String, GoField>,
+) -> Vec<(&'a str, &'a GoField)> {
+    let prefix = if parent.is_empty() {
+        String::new()
+    } else {
+        format!("{parent}.")
+    };
+    let mut children: Vec<(&str, &GoField)> = fields
+        .iter()
+        .filter_map(|(name, field)| {
+            let key = name.strip_prefix(&prefix)?;
+            (!key.contains(['.', '['])).then_some((key, field))
+        })
+        .collect();
+    children.sort_by_key(|(_, field)| field.order);
+    children
+}
+
+/// A value Go prints for the field at `path`, with every field below it set too.
+fn full_value(path: &str, fields: &BTreeMap<String, GoField>) -> Value {
+    let field = &fields[path];
+    let object = |parent: &str| -> Value {
+        let members = children(parent, fields);
+        Value::Object(
+            members
+                .into_iter()
+                .map(|(key, _)| {
+                    (
+                        key.to_owned(),
+                        full_value(&format!("{parent}.{key}"), fields),
+                    )
+                })
+                .collect(),
+        )
+    };
+    let item = format!("{path}[]");
+    match field.kind {
+        Kind::Slice if children(&item, fields).is_empty() => Value::from(vec!["x"]),
+        Kind::Slice => Value::Array(vec![object(&item)]),
+        Kind::Map => serde_json::json!({"k": "v"}),
+        Kind::Struct | Kind::Pointer if !children(path, fields).is_empty() => object(path),
+        _ => non_zero(field),
+    }
+}
+
+/// Every struct of a version printed with all its fields set: each prints every field, in
+/// Go's declaration order.
+fn fields_printed_in_go_order<T: DeserializeOwned + Serialize>(version: &str) {
+    let fields = go_fields(version);
+    let mut object = serde_json::json!({
+        "apiVersion": format!("cluster.x-k8s.io/{version}"),
+        "kind": "MachinePool",
+    });
+    for (key, _) in children("", &fields) {
+        object[key] = full_value(key, &fields);
+    }
+    let text = object.to_string();
+    let read: T = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let printed: Ordered = serde_json::from_str(&wire::to_string(&read).unwrap()).unwrap();
+    let mut parents: Vec<&str> = fields
+        .keys()
+        .map(|name| name.rsplit_once('.').map_or("", |(parent, _)| parent))
+        .collect();
+    parents.sort_unstable();
+    parents.dedup();
+    let mut failures = Vec::new();
+    for parent in parents {
+        let go: Vec<&str> = children(parent, &fields)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        let Some(value) = printed.at(&parse_or_root(parent)) else {
+            failures.push(format!("{parent}: not printed"));
+            continue;
+        };
+        let ours: Vec<&str> = value
+            .keys()
+            .into_iter()
+            .filter(|k| go.contains(k))
+            .collect();
+        if ours != go {
+            failures.push(format!("{parent}: printed {ours:?}, Go prints {go:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{version}:\n{}", failures.join("\n"));
+}
+
+/// [`parse`], the empty path for the root.
+fn parse_or_root(path: &str) -> Vec<Step> {
+    if path.is_empty() {
+        Vec::new()
+    } else {
+        parse(path)
+    }
+}
+
+#[test]
+fn v1beta1_prints_fields_in_go_order() {
+    fields_printed_in_go_order::<v1beta1::MachinePool>("v1beta1");
+}
+
+#[test]
+fn v1beta2_prints_fields_in_go_order() {
+    fields_printed_in_go_order::<v1beta2::MachinePool>("v1beta2");
 }
 
 /// The model against cases whose Go output is known independently of it (the field table of
