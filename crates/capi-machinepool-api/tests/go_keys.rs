@@ -159,6 +159,15 @@ fn go_prints_absent(field: &GoField) -> bool {
     }
 }
 
+/// What the paths of the fields of the struct at `parent` start with.
+fn field_prefix(parent: &str) -> String {
+    if parent.is_empty() {
+        String::new()
+    } else {
+        format!("{parent}.")
+    }
+}
+
 /// The first segment of `name` below `prefix` (`conditions` for `status.conditions[].type`
 /// below `status.`), if `name` is below it.
 fn branch<'a>(name: &'a str, prefix: &str) -> Option<&'a str> {
@@ -175,11 +184,7 @@ fn check_absent_siblings(
     fields: &BTreeMap<String, GoField>,
 ) -> Vec<String> {
     let parent = path.rsplit_once('.').map_or("", |(parent, _)| parent);
-    let prefix = if parent.is_empty() {
-        String::new()
-    } else {
-        format!("{parent}.")
-    };
+    let prefix = field_prefix(parent);
     let object = if parent.is_empty() {
         Some(printed)
     } else {
@@ -304,11 +309,7 @@ fn children<'a>(
     parent: &str,
     fields: &'a BTreeMap<String, GoField>,
 ) -> Vec<(&'a str, &'a GoField)> {
-    let prefix = if parent.is_empty() {
-        String::new()
-    } else {
-        format!("{parent}.")
-    };
+    let prefix = field_prefix(parent);
     let mut children: Vec<(&str, &GoField)> = fields
         .iter()
         .filter_map(|(name, field)| {

@@ -167,6 +167,17 @@ pub enum Ordered {
     Other,
 }
 
+/// Visitor methods reading a scalar as [`Ordered::Other`].
+macro_rules! scalars_are_other {
+    ($($method:ident: $ty:ty),* $(,)?) => {
+        $(
+            fn $method<E>(self, _: $ty) -> Result<Ordered, E> {
+                Ok(Ordered::Other)
+            }
+        )*
+    };
+}
+
 impl<'de> serde::Deserialize<'de> for Ordered {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct OrderedVisitor;
@@ -195,21 +206,13 @@ impl<'de> serde::Deserialize<'de> for Ordered {
                 }
                 Ok(Ordered::Array(items))
             }
-            fn visit_bool<E>(self, _: bool) -> Result<Ordered, E> {
-                Ok(Ordered::Other)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Ordered, E> {
-                Ok(Ordered::Other)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Ordered, E> {
-                Ok(Ordered::Other)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Ordered, E> {
-                Ok(Ordered::Other)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Ordered, E> {
-                Ok(Ordered::Other)
-            }
+            scalars_are_other!(
+                visit_bool: bool,
+                visit_i64: i64,
+                visit_u64: u64,
+                visit_f64: f64,
+                visit_str: &str,
+            );
             fn visit_unit<E>(self) -> Result<Ordered, E> {
                 Ok(Ordered::Other)
             }
