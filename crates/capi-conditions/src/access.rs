@@ -81,6 +81,44 @@ impl ConditionList for Option<Vec<Condition>> {
     }
 }
 
+/// Implements [`ObjectIdentity`] for a type that is not a `kube_core::Resource` (those have it
+/// already) and holds its identity in fields: `kind` and `name` (`String`s), `generation`
+/// (an `Option<i64>`) and optionally `control_plane_machine` (a `bool`, else false).
+///
+/// ```
+/// use capi_conditions::{impl_object_identity, ObjectIdentity};
+/// struct Owner { kind: String, name: String, generation: Option<i64> }
+/// impl_object_identity!(Owner => kind: kind, name: name, generation: generation);
+/// let owner = Owner { kind: "Machine".into(), name: "m1".into(), generation: Some(2) };
+/// assert_eq!((owner.object_kind(), owner.object_name()), ("Machine".into(), "m1".into()));
+/// assert_eq!(owner.object_generation(), Some(2));
+/// assert!(!owner.is_control_plane_machine());
+/// ```
+#[macro_export]
+macro_rules! impl_object_identity {
+    (
+        $ty:ty => kind: $kind:ident, name: $name:ident, generation: $generation:ident
+        $(, control_plane_machine: $control_plane:ident)? $(,)?
+    ) => {
+        impl $crate::ObjectIdentity for $ty {
+            fn object_kind(&self) -> ::std::borrow::Cow<'_, str> {
+                ::std::borrow::Cow::Borrowed(&self.$kind)
+            }
+            fn object_name(&self) -> ::std::borrow::Cow<'_, str> {
+                ::std::borrow::Cow::Borrowed(&self.$name)
+            }
+            fn object_generation(&self) -> Option<i64> {
+                self.$generation
+            }
+            $(
+                fn is_control_plane_machine(&self) -> bool {
+                    self.$control_plane
+                }
+            )?
+        }
+    };
+}
+
 /// Implements [`HasConditions`] and [`ConditionsMut`] for a type whose conditions are at a
 /// field path (a `Vec<Condition>` or an `Option<Vec<Condition>>`). Write `status?.conditions`
 /// when `status` is an `Option` (as `#[derive(CustomResource)]` generates it); a missing
@@ -174,20 +212,8 @@ pub struct ConditionSet {
 
 crate::impl_conditions!(ConditionSet => conditions);
 
-impl ObjectIdentity for ConditionSet {
-    fn object_kind(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.kind)
-    }
-    fn object_name(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.name)
-    }
-    fn object_generation(&self) -> Option<i64> {
-        self.generation
-    }
-    fn is_control_plane_machine(&self) -> bool {
-        self.control_plane_machine
-    }
-}
+crate::impl_object_identity!(ConditionSet => kind: kind, name: name, generation: generation,
+    control_plane_machine: control_plane_machine);
 
 /// The label upstream puts on control-plane Machines (`cluster.x-k8s.io/control-plane`).
 const CONTROL_PLANE_LABEL: &str = "cluster.x-k8s.io/control-plane";

@@ -2,7 +2,8 @@
 //!
 //! * v1beta2 conditions (`metav1.Condition`, from k8s-openapi) on any object implementing
 //!   [`HasConditions`] / [`ConditionsMut`] (one line with [`impl_conditions!`]; kind, name and
-//!   generation come from `kube_core::Resource` through [`ObjectIdentity`]): [`get`], [`has`], [`is_true`], [`is_false`],
+//!   generation come from `kube_core::Resource` through [`ObjectIdentity`], or from fields
+//!   with [`impl_object_identity!`]): [`get`], [`has`], [`is_true`], [`is_false`],
 //!   [`is_unknown`], [`set`], [`delete`], default [`order`], [`validate`], and the merges
 //!   [`mirror`], [`aggregate`](aggregate::aggregate) and [`summary`](summary::summary) with
 //!   upstream's priorities and message formats.

@@ -11,15 +11,12 @@
 //!   status or time fails the read.
 //! * [`contract_conditions`]: `status.conditions` in the shape of a contract version.
 
-use std::borrow::Cow;
-
 use capi_contract::Contract;
 use capi_machinepool_api::v1beta1::LegacyCondition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube_core::DynamicObject;
 use serde_json::Value;
 
-use crate::access::ObjectIdentity;
 use crate::time::zero_time;
 use crate::types::{FALSE, TRUE, UNKNOWN, reason};
 use crate::validate::{
@@ -347,17 +344,7 @@ impl UnstructuredConditions {
 
 crate::impl_conditions!(UnstructuredConditions => conditions);
 
-impl ObjectIdentity for UnstructuredConditions {
-    fn object_kind(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.kind)
-    }
-    fn object_name(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.name)
-    }
-    fn object_generation(&self) -> Option<i64> {
-        self.generation
-    }
-}
+crate::impl_object_identity!(UnstructuredConditions => kind: kind, name: name, generation: generation);
 
 /// The conditions of an InfraMachinePool, in the shape of its contract version.
 #[derive(Debug, Clone, PartialEq)]

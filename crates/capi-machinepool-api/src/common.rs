@@ -77,13 +77,16 @@ pub struct StatusVersion {
     #[serde(
         default,
         skip_serializing_if = "crate::omit::is_zero",
-        deserialize_with = "crate::wire::int::i32"
+        deserialize_with = "crate::wire::int::value"
     )]
     #[schemars(range(min = 1))]
     pub replicas: i32,
 }
 
 /// A condition a Machine must report True (or False, for negative polarity) to be Ready.
+///
+/// One JSON difference between the versions: v1beta1 prints an empty `conditionType` (its Go
+/// tag has no `omitempty`), which the v1beta1 `readinessGates` printer takes care of.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(transform = required_machine_readiness_gate)]
 pub struct MachineReadinessGate {

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 
@@ -83,6 +84,147 @@ impl<'de> Visitor<'de> for Expect {
     }
 }
 
+/// The sections of an object other than its TypeMeta, read key by key by [`TypeMetaChecked`].
+trait Sections<'de>: Default {
+    /// What the object reads as.
+    type Output;
+    /// Reads the value of `key` (never `apiVersion` or `kind`).
+    fn read<A: MapAccess<'de>>(&mut self, key: RootField, map: &mut A) -> Result<(), A::Error>;
+    /// The object, absent and `null` sections read as their zero value.
+    fn finish(self) -> Self::Output;
+}
+
+/// Reads an object in one pass, checking `apiVersion` and `kind` on the way (absent ones are
+/// accepted, as Go does) and handing every other key to the sections `S`.
+struct TypeMetaChecked<S> {
+    api_version: &'static str,
+    kind: &'static str,
+    sections: PhantomData<fn() -> S>,
+}
+
+impl<'de, S: Sections<'de>> Visitor<'de> for TypeMetaChecked<S> {
+    type Value = S::Output;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a {} {} object", self.api_version, self.kind)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut sections = S::default();
+        while let Some(key) = map.next_key::<RootField>()? {
+            match key {
+                RootField::ApiVersion => map.next_value_seed(Expect {
+                    field: "apiVersion",
+                    expected: self.api_version,
+                })?,
+                RootField::Kind => map.next_value_seed(Expect {
+                    field: "kind",
+                    expected: self.kind,
+                })?,
+                key => sections.read(key, &mut map)?,
+            }
+        }
+        Ok(sections.finish())
+    }
+}
+
+/// Reads an object whose sections are `S`, checking its TypeMeta.
+fn deserialize_checked<'de, D: Deserializer<'de>, S: Sections<'de>>(
+    deserializer: D,
+    api_version: &'static str,
+    kind: &'static str,
+) -> Result<S::Output, D::Error> {
+    deserializer.deserialize_map(TypeMetaChecked::<S> {
+        api_version,
+        kind,
+        sections: PhantomData,
+    })
+}
+
+/// `metadata`, `spec` and `status` of a root object; other keys are ignored.
+#[derive(Default)]
+struct ObjectSections<S, T> {
+    metadata: Option<Option<kube_core::ObjectMeta>>,
+    spec: Option<Option<S>>,
+    status: Option<Option<T>>,
+}
+
+impl<'de, S: Deserialize<'de> + Default, T: Deserialize<'de> + Default> Sections<'de>
+    for ObjectSections<S, T>
+{
+    type Output = (kube_core::ObjectMeta, S, T);
+    fn read<A: MapAccess<'de>>(&mut self, key: RootField, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            // k8s-openapi's ObjectMeta reads integers as serde_json does: `-0` needs the wrapper.
+            RootField::Metadata => once_go_integers(&mut self.metadata, "metadata", map),
+            RootField::Spec => once(&mut self.spec, "spec", map),
+            RootField::Status => once(&mut self.status, "status", map),
+            _ => map.next_value::<IgnoredAny>().map(drop),
+        }
+    }
+    fn finish(self) -> Self::Output {
+        (
+            self.metadata.flatten().unwrap_or_default(),
+            self.spec.flatten().unwrap_or_default(),
+            self.status.flatten().unwrap_or_default(),
+        )
+    }
+}
+
+/// `metadata` and `items` of a list object; other keys are ignored.
+#[derive(Default)]
+struct ListSections<R> {
+    metadata: Option<Option<ListMeta>>,
+    items: Option<Option<Vec<R>>>,
+}
+
+impl<'de, R: Deserialize<'de> + Default> Sections<'de> for ListSections<R> {
+    type Output = (ListMeta, Vec<R>);
+    fn read<A: MapAccess<'de>>(&mut self, key: RootField, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            RootField::Metadata => once_go_integers(&mut self.metadata, "metadata", map),
+            RootField::Items => once(&mut self.items, "items", map),
+            _ => map.next_value::<IgnoredAny>().map(drop),
+        }
+    }
+    fn finish(self) -> Self::Output {
+        (
+            self.metadata.flatten().unwrap_or_default(),
+            self.items.flatten().unwrap_or_default(),
+        )
+    }
+}
+
+/// Reads the value of a key that may appear once; `null` is kept as `Some(None)`.
+fn once<'de, A: MapAccess<'de>, V: Deserialize<'de>>(
+    slot: &mut Option<Option<V>>,
+    name: &'static str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    once_seed(slot, name, map, PhantomData)
+}
+
+/// [`once`], integers read as Go reads them ([`GoIntegers`](crate::wire::int::GoIntegers)).
+fn once_go_integers<'de, A: MapAccess<'de>, V: Deserialize<'de>>(
+    slot: &mut Option<Option<V>>,
+    name: &'static str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    once_seed(slot, name, map, crate::wire::int::GoSeed(PhantomData))
+}
+
+/// Reads the value of a key that may appear once through `seed`.
+fn once_seed<'de, A: MapAccess<'de>, V, S: DeserializeSeed<'de, Value = Option<V>>>(
+    slot: &mut Option<Option<V>>,
+    name: &'static str,
+    map: &mut A,
+    seed: S,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(A::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value_seed(seed)?);
+    Ok(())
+}
+
 /// Reads `metadata`, `spec` and `status` of a root object in one pass, checking `apiVersion`
 /// and `kind` on the way (absent ones are accepted, as Go does); `null` sections read as
 /// their zero value, unknown keys are ignored.
@@ -96,65 +238,7 @@ where
     S: Deserialize<'de> + Default,
     T: Deserialize<'de> + Default,
 {
-    struct RootVisitor<S, T> {
-        api_version: &'static str,
-        kind: &'static str,
-        marker: PhantomData<fn() -> (S, T)>,
-    }
-
-    impl<'de, S: Deserialize<'de> + Default, T: Deserialize<'de> + Default> Visitor<'de>
-        for RootVisitor<S, T>
-    {
-        type Value = (kube_core::ObjectMeta, S, T);
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "a {} {} object", self.api_version, self.kind)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let (mut metadata, mut spec, mut status) = (None, None, None);
-            while let Some(key) = map.next_key::<RootField>()? {
-                match key {
-                    RootField::ApiVersion => map.next_value_seed(Expect {
-                        field: "apiVersion",
-                        expected: self.api_version,
-                    })?,
-                    RootField::Kind => map.next_value_seed(Expect {
-                        field: "kind",
-                        expected: self.kind,
-                    })?,
-                    RootField::Metadata => once(&mut metadata, "metadata", &mut map)?,
-                    RootField::Spec => once(&mut spec, "spec", &mut map)?,
-                    RootField::Status => once(&mut status, "status", &mut map)?,
-                    RootField::Items | RootField::Other => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-            }
-            Ok((
-                metadata.flatten().unwrap_or_default(),
-                spec.flatten().unwrap_or_default(),
-                status.flatten().unwrap_or_default(),
-            ))
-        }
-    }
-
-    deserializer.deserialize_map(RootVisitor {
-        api_version,
-        kind,
-        marker: PhantomData,
-    })
-}
-
-/// Reads the value of a key that may appear once; `null` is kept as `Some(None)`.
-fn once<'de, A: MapAccess<'de>, V: Deserialize<'de>>(
-    slot: &mut Option<Option<V>>,
-    name: &'static str,
-    map: &mut A,
-) -> Result<(), A::Error> {
-    if slot.is_some() {
-        return Err(A::Error::duplicate_field(name));
-    }
-    *slot = Some(map.next_value::<Option<V>>()?);
-    Ok(())
+    deserialize_checked::<D, ObjectSections<S, T>>(deserializer, api_version, kind)
 }
 
 /// Reads a list object (`metadata` and `items`), checking `apiVersion` and `kind`.
@@ -162,62 +246,48 @@ pub(crate) fn deserialize_list<'de, D, R>(
     deserializer: D,
     api_version: &'static str,
     kind: &'static str,
-) -> Result<
-    (
-        k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta,
-        Vec<R>,
-    ),
-    D::Error,
->
+) -> Result<(ListMeta, Vec<R>), D::Error>
 where
     D: Deserializer<'de>,
-    R: Deserialize<'de>,
+    R: Deserialize<'de> + Default,
 {
-    struct ListVisitor<R> {
-        api_version: &'static str,
-        kind: &'static str,
-        marker: PhantomData<fn() -> R>,
-    }
+    deserialize_checked::<D, ListSections<R>>(deserializer, api_version, kind)
+}
 
-    impl<'de, R: Deserialize<'de>> Visitor<'de> for ListVisitor<R> {
-        type Value = (
-            k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta,
-            Vec<R>,
-        );
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "a {} {} object", self.api_version, self.kind)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let (mut metadata, mut items) = (None, None);
-            while let Some(key) = map.next_key::<RootField>()? {
-                match key {
-                    RootField::ApiVersion => map.next_value_seed(Expect {
-                        field: "apiVersion",
-                        expected: self.api_version,
-                    })?,
-                    RootField::Kind => map.next_value_seed(Expect {
-                        field: "kind",
-                        expected: self.kind,
-                    })?,
-                    RootField::Metadata => once(&mut metadata, "metadata", &mut map)?,
-                    RootField::Items => once(&mut items, "items", &mut map)?,
-                    RootField::Spec | RootField::Status | RootField::Other => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
+/// `kube_core::Resource` for a namespaced type with a `metadata: ObjectMeta` field and a
+/// static GroupVersionKind: `namespaced_resource!(Type, group, version, kind, plural)`. `api_version` saves the allocation of kube-core's default
+/// (`group/version`) where the joined string is a constant.
+macro_rules! namespaced_resource {
+    ($ty:ty, $group:expr, $version:expr, $kind:expr, $plural:expr $(, api_version = $api_version:expr)?) => {
+        impl kube_core::Resource for $ty {
+            type DynamicType = ();
+            type Scope = kube_core::NamespaceResourceScope;
+
+            fn kind(_: &()) -> std::borrow::Cow<'_, str> {
+                $kind.into()
             }
-            Ok((
-                metadata.flatten().unwrap_or_default(),
-                items.flatten().unwrap_or_default(),
-            ))
+            fn group(_: &()) -> std::borrow::Cow<'_, str> {
+                $group.into()
+            }
+            fn version(_: &()) -> std::borrow::Cow<'_, str> {
+                $version.into()
+            }
+            $(
+                fn api_version(_: &()) -> std::borrow::Cow<'_, str> {
+                    $api_version.into()
+                }
+            )?
+            fn plural(_: &()) -> std::borrow::Cow<'_, str> {
+                $plural.into()
+            }
+            fn meta(&self) -> &kube_core::ObjectMeta {
+                &self.metadata
+            }
+            fn meta_mut(&mut self) -> &mut kube_core::ObjectMeta {
+                &mut self.metadata
+            }
         }
-    }
-
-    deserializer.deserialize_map(ListVisitor {
-        api_version,
-        kind,
-        marker: PhantomData,
-    })
+    };
 }
 
 macro_rules! machine_pool_resource {
@@ -283,32 +353,14 @@ macro_rules! machine_pool_resource {
             }
         }
 
-        impl kube_core::Resource for $root {
-            type DynamicType = ();
-            type Scope = kube_core::NamespaceResourceScope;
-
-            fn kind(_: &()) -> std::borrow::Cow<'_, str> {
-                crate::constants::KIND.into()
-            }
-            fn group(_: &()) -> std::borrow::Cow<'_, str> {
-                crate::constants::GROUP.into()
-            }
-            fn version(_: &()) -> std::borrow::Cow<'_, str> {
-                $version.into()
-            }
-            fn api_version(_: &()) -> std::borrow::Cow<'_, str> {
-                $api_version.into()
-            }
-            fn plural(_: &()) -> std::borrow::Cow<'_, str> {
-                crate::constants::PLURAL.into()
-            }
-            fn meta(&self) -> &kube_core::ObjectMeta {
-                &self.metadata
-            }
-            fn meta_mut(&mut self) -> &mut kube_core::ObjectMeta {
-                &mut self.metadata
-            }
-        }
+        crate::resource::namespaced_resource!(
+            $root,
+            crate::constants::GROUP,
+            $version,
+            crate::constants::KIND,
+            crate::constants::PLURAL,
+            api_version = $api_version
+        );
 
         impl kube_core::CustomResourceExt for $root {
             /// The full multi-version MachinePool CRD (both versions share one CRD).
@@ -363,4 +415,118 @@ macro_rules! machine_pool_resource {
     };
 }
 
-pub(crate) use machine_pool_resource;
+pub(crate) use {machine_pool_resource, namespaced_resource};
+
+#[cfg(test)]
+mod tests {
+    use kube_core::Resource;
+    use serde_json::json;
+
+    use crate::{v1beta1, v1beta2, views};
+
+    #[test]
+    fn objects_and_lists_check_their_type_meta_alike() {
+        let object = |v| serde_json::from_value::<v1beta2::MachinePool>(v);
+        let list = |v| serde_json::from_value::<v1beta2::MachinePoolList>(v);
+        // Absent or null TypeMeta is accepted, as Go's decoder does.
+        assert!(object(json!({"metadata": {"name": "a"}})).is_ok());
+        assert!(list(json!({"apiVersion": null, "kind": null, "items": []})).is_ok());
+        let err = object(json!({"kind": "MachinePoolList"})).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(r#"unexpected kind "MachinePoolList", expected "MachinePool""#),
+            "{err}"
+        );
+        let err = list(json!({"kind": "MachinePool"})).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(r#"unexpected kind "MachinePool", expected "MachinePoolList""#),
+            "{err}"
+        );
+        for err in [
+            object(json!({"apiVersion": "cluster.x-k8s.io/v1beta1"})).unwrap_err(),
+            list(json!({"apiVersion": "cluster.x-k8s.io/v1beta1"})).unwrap_err(),
+        ] {
+            assert!(
+                err.to_string().starts_with(
+                    r#"unexpected apiVersion "cluster.x-k8s.io/v1beta1", expected "cluster.x-k8s.io/v1beta2""#
+                ),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn sections_read_once_null_as_zero_and_unknown_keys_ignored() {
+        let text = r#"{"metadata":{"name":"a"},"metadata":{"name":"b"}}"#;
+        let err = serde_json::from_str::<v1beta2::MachinePool>(text).unwrap_err();
+        assert!(
+            err.to_string().starts_with("duplicate field `metadata`"),
+            "{err}"
+        );
+        let text = r#"{"items":[],"items":[]}"#;
+        let err = serde_json::from_str::<v1beta1::MachinePoolList>(text).unwrap_err();
+        assert!(
+            err.to_string().starts_with("duplicate field `items`"),
+            "{err}"
+        );
+        let mp: v1beta2::MachinePool =
+            serde_json::from_str(r#"{"spec":null,"status":null,"items":[1],"extra":{}}"#).unwrap();
+        assert_eq!(mp, v1beta2::MachinePool::default());
+        let list: v1beta2::MachinePoolList = serde_json::from_str(
+            r#"{"metadata":null,"items":[{"metadata":{"name":"a"}}],"spec":1}"#,
+        )
+        .unwrap();
+        assert_eq!(list.items.len(), 1);
+        assert_eq!(list.items[0].metadata.name.as_deref(), Some("a"));
+    }
+
+    /// The constant `api_version` a root type gives equals kube-core's own `group/version`
+    /// join, which the views use.
+    #[test]
+    fn every_resource_names_its_group_version_kind() {
+        fn gvk<K: Resource<DynamicType = ()>>() -> [String; 5] {
+            [
+                K::group(&()),
+                K::version(&()),
+                K::kind(&()),
+                K::plural(&()),
+                K::api_version(&()),
+            ]
+            .map(|s| s.into_owned())
+        }
+        let expected = |group: &str, version: &str, kind: &str, plural: &str| {
+            [group, version, kind, plural, &format!("{group}/{version}")].map(str::to_owned)
+        };
+        let (core, control_plane) = ("cluster.x-k8s.io", "controlplane.cluster.x-k8s.io");
+        for (found, (group, version, kind, plural)) in [
+            (
+                gvk::<v1beta1::MachinePool>(),
+                (core, "v1beta1", "MachinePool", "machinepools"),
+            ),
+            (
+                gvk::<v1beta2::MachinePool>(),
+                (core, "v1beta2", "MachinePool", "machinepools"),
+            ),
+            (
+                gvk::<views::Cluster>(),
+                (core, "v1beta2", "Cluster", "clusters"),
+            ),
+            (
+                gvk::<views::Machine>(),
+                (core, "v1beta2", "Machine", "machines"),
+            ),
+            (
+                gvk::<views::KubeadmControlPlane>(),
+                (
+                    control_plane,
+                    "v1beta2",
+                    "KubeadmControlPlane",
+                    "kubeadmcontrolplanes",
+                ),
+            ),
+        ] {
+            assert_eq!(found, expected(group, version, kind, plural));
+        }
+    }
+}

@@ -43,7 +43,7 @@ pub struct MachinePoolSpec {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub replicas: Option<i32>,
     /// Template of the machines (always emitted).
@@ -53,7 +53,7 @@ pub struct MachinePoolSpec {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub min_ready_seconds: Option<i32>,
     /// Provider IDs of the machine instances.
@@ -114,7 +114,11 @@ pub struct MachineSpec {
     #[schemars(length(min = 1, max = 256))]
     pub failure_domain: Option<String>,
     /// Extra readiness conditions.
-    #[serde(default, skip_serializing_if = "crate::omit::is_empty_list")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::omit::is_empty_list",
+        serialize_with = "serialize_readiness_gates"
+    )]
     #[schemars(length(max = 32))]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["conditionType"]))]
     pub readiness_gates: Option<Vec<MachineReadinessGate>>,
@@ -165,27 +169,27 @@ pub struct MachinePoolStatus {
     #[schemars(schema_with = "node_refs_schema")]
     pub node_refs: Option<Vec<ObjectReference>>,
     /// Observed replicas (always emitted).
-    #[serde(default, deserialize_with = "crate::wire::int::i32")]
+    #[serde(default, deserialize_with = "crate::wire::int::value")]
     pub replicas: i32,
     /// Replicas whose Node is Ready (legacy semantic).
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i32"
+        deserialize_with = "crate::wire::int::value"
     )]
     pub ready_replicas: i32,
     /// Available replicas (legacy semantic).
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i32"
+        deserialize_with = "crate::wire::int::value"
     )]
     pub available_replicas: i32,
     /// Unavailable replicas (deprecated).
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i32"
+        deserialize_with = "crate::wire::int::value"
     )]
     pub unavailable_replicas: i32,
     /// Terminal failure reason (deprecated).
@@ -209,7 +213,7 @@ pub struct MachinePoolStatus {
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i64"
+        deserialize_with = "crate::wire::int::value"
     )]
     pub observed_generation: i64,
     /// Legacy conditions.
@@ -250,21 +254,21 @@ pub struct MachinePoolV1Beta2Status {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub ready_replicas: Option<i32>,
     /// Machines with Available=True.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub available_replicas: Option<i32>,
     /// Machines with UpToDate=True.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub up_to_date_replicas: Option<i32>,
 }
@@ -289,9 +293,74 @@ crate::resource::machine_pool_resource!(
     required = []
 );
 
+/// v1beta1 readiness gates as Go prints them: upstream's v1beta1 `MachineReadinessGate` has no
+/// `omitempty` on `conditionType` (v1beta2's has), so an empty one is printed.
+struct V1Beta1ReadinessGate<'a>(&'a MachineReadinessGate);
+
+impl Serialize for V1Beta1ReadinessGate<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("conditionType", &self.0.condition_type)?;
+        if !self.0.polarity.is_empty() {
+            map.serialize_entry("polarity", &self.0.polarity)?;
+        }
+        map.end()
+    }
+}
+
+/// `serialize_with` for v1beta1 `readinessGates` (`skip_serializing_if` handles empty lists).
+fn serialize_readiness_gates<S: serde::Serializer>(
+    gates: &Option<Vec<MachineReadinessGate>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    crate::wire::meta::Each(gates.as_deref().unwrap_or_default(), V1Beta1ReadinessGate)
+        .serialize(serializer)
+}
+
 fn required_machine_pool_spec(schema: &mut schemars::Schema) {
     crate::schema::require(schema, &["clusterName", "template"]);
 }
 fn required_machine_spec(schema: &mut schemars::Schema) {
     crate::schema::require(schema, &["bootstrap", "clusterName", "infrastructureRef"]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Upstream `api/core/v1beta1/machine_types.go` `MachineReadinessGate`:
+    /// `json:"conditionType"`; `api/core/v1beta2/machine_types.go`:
+    /// `json:"conditionType,omitempty"`.
+    #[test]
+    fn an_empty_readiness_gate_condition_type_is_printed_in_v1beta1_only() {
+        let gates = Some(vec![MachineReadinessGate::default()]);
+        let v1beta1 = MachineSpec {
+            readiness_gates: gates.clone(),
+            ..Default::default()
+        };
+        let json = serde_json::to_value(&v1beta1).unwrap();
+        assert_eq!(
+            json["readinessGates"],
+            serde_json::json!([{"conditionType": ""}])
+        );
+        let v1beta2 = crate::v1beta2::MachineSpec {
+            readiness_gates: gates,
+            ..Default::default()
+        };
+        let json = serde_json::to_value(&v1beta2).unwrap();
+        assert_eq!(json["readinessGates"], serde_json::json!([{}]));
+        let polar = MachineReadinessGate {
+            condition_type: "A".into(),
+            polarity: "Negative".into(),
+        };
+        let v1beta1 = MachineSpec {
+            readiness_gates: Some(vec![polar]),
+            ..Default::default()
+        };
+        assert_eq!(
+            serde_json::to_value(&v1beta1).unwrap()["readinessGates"],
+            serde_json::json!([{"conditionType": "A", "polarity": "Negative"}])
+        );
+    }
 }

@@ -57,7 +57,7 @@ pub struct MachinePoolSpec {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub replicas: Option<i32>,
     /// Template of the machines of the pool.
@@ -127,7 +127,7 @@ pub struct MachineSpec {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     #[schemars(range(min = 0))]
     pub min_ready_seconds: Option<i32>,
@@ -196,7 +196,7 @@ pub struct MachineDeletionSpec {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     #[schemars(range(min = 0))]
     pub node_drain_timeout_seconds: Option<i32>,
@@ -204,7 +204,7 @@ pub struct MachineDeletionSpec {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     #[schemars(range(min = 0))]
     pub node_volume_detach_timeout_seconds: Option<i32>,
@@ -212,7 +212,7 @@ pub struct MachineDeletionSpec {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     #[schemars(range(min = 0))]
     pub node_deletion_timeout_seconds: Option<i32>,
@@ -248,28 +248,28 @@ pub struct MachinePoolStatus {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub replicas: Option<i32>,
     /// Machines with Ready=True.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub ready_replicas: Option<i32>,
     /// Machines with Available=True.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub available_replicas: Option<i32>,
     /// Machines with UpToDate=True.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::int::opt_i32"
+        deserialize_with = "crate::wire::int::option"
     )]
     pub up_to_date_replicas: Option<i32>,
     /// Kubernetes versions of the replicas.
@@ -285,7 +285,7 @@ pub struct MachinePoolStatus {
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i64"
+        deserialize_with = "crate::wire::int::value"
     )]
     #[schemars(range(min = 1))]
     pub observed_generation: i64,
@@ -346,21 +346,21 @@ pub struct MachinePoolV1Beta1DeprecatedStatus {
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i32"
+        deserialize_with = "crate::wire::int::value"
     )]
     pub ready_replicas: i32,
     /// Legacy available replicas.
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i32"
+        deserialize_with = "crate::wire::int::value"
     )]
     pub available_replicas: i32,
     /// Legacy unavailable replicas.
     #[serde(
         default,
         skip_serializing_if = "is_zero",
-        deserialize_with = "crate::wire::int::i32"
+        deserialize_with = "crate::wire::int::value"
     )]
     pub unavailable_replicas: i32,
 }

@@ -13,7 +13,6 @@
 //! assert_eq!(cluster.topology_version(), Some("v1.34.2"));
 //! ```
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference};
@@ -21,33 +20,6 @@ use kube_core::ObjectMeta;
 use serde::{Deserialize, Serialize};
 
 use crate::constants::{CLUSTER_NAME_LABEL, GROUP, KIND, MACHINE_POOL_NAME_LABEL};
-
-macro_rules! view_resource {
-    ($ty:ty, $group:expr, $version:expr, $kind:expr, $plural:expr) => {
-        impl kube_core::Resource for $ty {
-            type DynamicType = ();
-            type Scope = kube_core::NamespaceResourceScope;
-            fn kind(_: &()) -> Cow<'_, str> {
-                $kind.into()
-            }
-            fn group(_: &()) -> Cow<'_, str> {
-                $group.into()
-            }
-            fn version(_: &()) -> Cow<'_, str> {
-                $version.into()
-            }
-            fn plural(_: &()) -> Cow<'_, str> {
-                $plural.into()
-            }
-            fn meta(&self) -> &ObjectMeta {
-                &self.metadata
-            }
-            fn meta_mut(&mut self) -> &mut ObjectMeta {
-                &mut self.metadata
-            }
-        }
-    };
-}
 
 /// A reference to a contract object (`apiGroup`, `kind`, `name`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,7 +89,7 @@ impl Cluster {
     }
 }
 
-view_resource!(Cluster, GROUP, "v1beta2", "Cluster", "clusters");
+crate::resource::namespaced_resource!(Cluster, GROUP, "v1beta2", "Cluster", "clusters");
 
 /// A `cluster.x-k8s.io/v1beta2` Machine (a MachinePool Machine), as far as the pool is
 /// concerned.
@@ -170,7 +142,7 @@ pub struct NodeRef {
     pub name: String,
 }
 
-view_resource!(Machine, GROUP, "v1beta2", "Machine", "machines");
+crate::resource::namespaced_resource!(Machine, GROUP, "v1beta2", "Machine", "machines");
 
 /// A `controlplane.cluster.x-k8s.io/v1beta2` KubeadmControlPlane: its versions.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -202,7 +174,7 @@ pub struct ControlPlaneStatus {
     pub version: Option<String>,
 }
 
-view_resource!(
+crate::resource::namespaced_resource!(
     KubeadmControlPlane,
     "controlplane.cluster.x-k8s.io",
     "v1beta2",

@@ -42,7 +42,7 @@ pub mod review;
 
 pub use converter::{ConverterSet, Hub, HubSpokeConverter, ObjectConverter, Spoke, TypeMetaRef};
 pub use error::{ConversionError, ResolveError};
-pub use resolver::{ApiVersionResolver, ChainResolver, CrdResolver, StaticResolver};
+pub use resolver::{ApiVersionResolver, ChainResolver, CrdResolver, MapEntryError, StaticResolver};
 
 /// Re-export of kube-core's ConversionReview types.
 pub use kube_core::conversion;

@@ -95,28 +95,40 @@ impl StaticResolver {
     /// Adds an entry written `group/Kind=apiVersion` (the CLI's `--map` syntax).
     ///
     /// # Errors
-    /// When the text is not of that form.
+    /// [`MapEntryError`] when the text is not of that form.
     ///
     /// ```
-    /// use capi_machinepool_conversion::{ApiVersionResolver, StaticResolver};
+    /// use capi_machinepool_conversion::{ApiVersionResolver, MapEntryError, StaticResolver};
     /// let mut r = StaticResolver::new();
     /// r.insert_entry("infrastructure.cluster.x-k8s.io/DockerMachinePool=infrastructure.cluster.x-k8s.io/v1beta2").unwrap();
-    /// assert!(r.insert_entry("DockerMachinePool").is_err());
+    /// let err = r.insert_entry("DockerMachinePool").unwrap_err();
+    /// assert_eq!(err, MapEntryError { entry: "DockerMachinePool".into() });
     /// ```
-    pub fn insert_entry(&mut self, entry: &str) -> Result<(), String> {
-        let parsed = entry
-            .split_once('=')
-            .and_then(|(gk, v)| gk.rsplit_once('/').map(|(g, k)| (g, k, v)));
-        match parsed.filter(|(_, k, v)| !k.is_empty() && !v.is_empty()) {
-            Some((group, kind, api_version)) => {
-                self.insert(group, kind, api_version);
-                Ok(())
-            }
-            None => Err(format!(
-                "{entry:?}: expected group/Kind=apiVersion, e.g. infrastructure.cluster.x-k8s.io/DockerMachinePool=infrastructure.cluster.x-k8s.io/v1beta2"
-            )),
-        }
+    pub fn insert_entry(&mut self, entry: &str) -> Result<(), MapEntryError> {
+        let (group, kind, api_version) = parse_entry(entry).ok_or_else(|| MapEntryError {
+            entry: entry.to_owned(),
+        })?;
+        self.insert(group, kind, api_version);
+        Ok(())
     }
+}
+
+/// `group/Kind=apiVersion` split into its parts; the kind and the apiVersion are not empty
+/// (the group is, for the core group).
+fn parse_entry(entry: &str) -> Option<(&str, &str, &str)> {
+    let (group_kind, api_version) = entry.split_once('=')?;
+    let (group, kind) = group_kind.rsplit_once('/')?;
+    (!kind.is_empty() && !api_version.is_empty()).then_some((group, kind, api_version))
+}
+
+/// A [`StaticResolver::insert_entry`] text that is not `group/Kind=apiVersion`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{entry:?}: expected group/Kind=apiVersion, e.g. infrastructure.cluster.x-k8s.io/DockerMachinePool=infrastructure.cluster.x-k8s.io/v1beta2"
+)]
+pub struct MapEntryError {
+    /// The text given.
+    pub entry: String,
 }
 
 impl ApiVersionResolver for StaticResolver {
@@ -281,6 +293,21 @@ impl ApiVersionResolver for ChainResolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn map_entries_need_a_group_kind_and_an_api_version() {
+        for bad in ["DockerMachinePool", "g/Kind", "g/=v1", "g/Kind=", "Kind=v1"] {
+            let err = StaticResolver::new().insert_entry(bad).unwrap_err();
+            assert_eq!(err.entry, bad);
+            assert!(
+                err.to_string()
+                    .starts_with(&format!("{bad:?}: expected group/Kind=apiVersion"))
+            );
+        }
+        let mut r = StaticResolver::new();
+        r.insert_entry("/Secret=v1").unwrap();
+        assert_eq!(r.api_version("", "Secret").unwrap(), "v1");
+    }
 
     #[test]
     fn crd_resolver_picks_latest_contract_version() {

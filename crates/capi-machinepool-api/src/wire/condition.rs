@@ -1,13 +1,14 @@
 //! `metav1.Condition` as Go reads and writes it: `type, status, observedGeneration,
 //! lastTransitionTime, reason, message`, a zero `observedGeneration` left out, and absent or
 //! `null` fields read as their zero value (k8s-openapi's own `Deserialize` requires
-//! `lastTransitionTime`).
+//! `lastTransitionTime`), `observedGeneration: -0` read as 0 (see [`super::int`]).
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::int::GoInt;
 use super::meta::Each;
 use super::time::{GoTime, OptionTime, zero};
 
@@ -93,7 +94,10 @@ impl<'de> Deserialize<'de> for Lenient {
                         Field::Status => {
                             c.status = map.next_value::<Option<String>>()?.unwrap_or_default();
                         }
-                        Field::ObservedGeneration => c.observed_generation = map.next_value()?,
+                        Field::ObservedGeneration => {
+                            c.observed_generation =
+                                map.next_value::<Option<GoInt<i64>>>()?.map(|GoInt(g)| g);
+                        }
                         Field::LastTransitionTime => {
                             c.last_transition_time =
                                 map.next_value::<OptionTime>()?.0.unwrap_or_else(zero);

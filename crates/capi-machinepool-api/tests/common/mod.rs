@@ -2,6 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 #![allow(dead_code)]
 
+pub mod paths;
+
 use serde_json::Value;
 
 /// Every difference between two schemas, ignoring `description`; numbers compared as f64.
