@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use capi_machinepool_api::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 use crate::Contract;
 use crate::version::{compare_kube_aware, is_kube_like};
@@ -61,7 +61,7 @@ pub enum ContractLabelError {
 ///
 /// ```
 /// use capi_contract::{Contract, labels::add_contract_labels};
-/// # use capi_machinepool_api::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::*;
+/// # use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::*;
 /// # let version = |name: &str| CustomResourceDefinitionVersion { name: name.into(), served: true, ..Default::default() };
 /// let mut crd = CustomResourceDefinition::default();
 /// crd.metadata.name = Some("foomachinepools.infrastructure.example.com".into());
@@ -199,7 +199,7 @@ pub fn resolve_crd(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use capi_machinepool_api::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion;
 
     fn crd(versions: &[&str], labels: &[(&str, &str)]) -> CustomResourceDefinition {
         let mut crd = CustomResourceDefinition::default();
