@@ -115,7 +115,7 @@ fn semantic(mut meta: ObjectMeta) -> ObjectMeta {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(capi_test_support::proptest_cases(512)))]
 
     /// hub -> v1alpha1 -> hub is the hub: conditions, tags, `provisioned: false` and the
     /// v1beta1 conditions all come back.
