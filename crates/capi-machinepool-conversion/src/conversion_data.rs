@@ -78,15 +78,12 @@ pub fn unmarshal<H: DeserializeOwned>(
     Ok(restored)
 }
 
-/// Root members a conversion-data text may lack although the hub type requires them.
+/// Root members a conversion-data text, or an object the API server sends, may lack although
+/// the type requires them.
 const OMITTED_ROOT_MEMBERS: [&str; 2] = ["metadata", "spec"];
 
-/// Decodes a conversion-data text into a hub value (`None` for `null`).
-///
-/// The text is decoded as it is first (the MachinePool hub's members all have defaults, so
-/// its one decode is unchanged). Only when that fails and the text is an object without
-/// `metadata` or `spec` is it decoded again with the missing ones as `{}`; a failure then is
-/// the second decode's (the text's own problem, not the cut member).
+/// Decodes a conversion-data text into a hub value (`None` for `null`), with
+/// [`decode_root`]'s rule for `metadata` and `spec`.
 ///
 /// # Errors
 /// When the text is not the hub's JSON.
@@ -104,17 +101,45 @@ const OMITTED_ROOT_MEMBERS: [&str; 2] = ["metadata", "spec"];
 /// assert!(decode::<Hub>("null").unwrap().is_none());
 /// ```
 pub fn decode<H: DeserializeOwned>(data: &str) -> Result<Option<H>, serde_json::Error> {
-    let first = match serde_json::from_str::<Option<H>>(data) {
-        Ok(hub) => return Ok(hub),
-        Err(e) => e,
-    };
-    let Ok(Some(mut object)) = serde_json::from_str::<Option<Map<String, Value>>>(data) else {
+    match serde_json::from_str::<Option<H>>(data) {
+        Ok(hub) => Ok(hub),
+        Err(first) => decode_with_omitted_members(data, first).map(Some),
+    }
+}
+
+/// Decodes an object's JSON text into `T`, reading a missing `metadata` or `spec` as `{}`
+/// when `T` requires them (a `#[derive(CustomResource)]` root does): upstream's marshal cuts
+/// `metadata` from conversion data, Go leaves out a zero `spec` (`json:"spec,omitzero"`), and
+/// the API server sends objects without `spec` (upstream's `FuzzTestFunc` tests that
+/// `ConvertTo` handles them).
+///
+/// The text is decoded as it is first (the MachinePool types' members all have defaults, so
+/// their one decode is unchanged). Only when that fails and the text is an object without
+/// `metadata` or `spec` is it decoded again with the missing ones as `{}`; a failure then is
+/// the second decode's (the text's own problem, not the missing member).
+///
+/// # Errors
+/// When the text is not `T`'s JSON.
+pub fn decode_root<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    match serde_json::from_str::<T>(text) {
+        Ok(value) => Ok(value),
+        Err(first) => decode_with_omitted_members(text, first),
+    }
+}
+
+/// The second decode of [`decode_root`], after `first` failed: with the missing
+/// [`OMITTED_ROOT_MEMBERS`] as `{}`, or `first` when none is missing.
+fn decode_with_omitted_members<T: DeserializeOwned>(
+    text: &str,
+    first: serde_json::Error,
+) -> Result<T, serde_json::Error> {
+    let Ok(mut object) = serde_json::from_str::<Map<String, Value>>(text) else {
         return Err(first);
     };
     if !add_omitted_members(&mut object) {
         return Err(first);
     }
-    H::deserialize(Value::Object(object)).map(Some)
+    T::deserialize(Value::Object(object))
 }
 
 /// Adds `{}` for each of [`OMITTED_ROOT_MEMBERS`] the object lacks; whether it added one.

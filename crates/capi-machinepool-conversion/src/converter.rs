@@ -217,8 +217,10 @@ trait ErasedSpoke<H>: Send + Sync {
 
 struct SpokeOf<S>(PhantomData<fn() -> S>);
 
+/// Decodes an object as its version's type ([`crate::conversion_data::decode_root`]: an
+/// object without `spec`, as the API server may send, is read with `spec: {}`).
 fn decode<T: DeserializeOwned>(object: &str, api_version: &str) -> Result<T, ConversionError> {
-    serde_json::from_str(object).map_err(|source| ConversionError::Decode {
+    crate::conversion_data::decode_root(object).map_err(|source| ConversionError::Decode {
         api_version: api_version.to_owned(),
         source,
     })

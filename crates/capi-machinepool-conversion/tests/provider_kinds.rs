@@ -303,3 +303,16 @@ fn the_error_chain_of_a_bad_annotation() {
         "failed to read the cluster.x-k8s.io/conversion-data annotation: invalid type: integer `1`, expected ObjectMeta at line 1 column 2"
     );
 }
+
+/// The API server may send an object without `spec` (upstream's `FuzzTestFunc` checks that
+/// `ConvertTo` handles one, "likely in the context of managedField conversion"): a
+/// kube-derive root, which requires `spec`, reads it as `{}`.
+#[test]
+fn an_object_without_spec_converts() {
+    let spoke = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "labels": {"a": "b"}}});
+    let hub = converter().convert_value(&spoke, "example.com/v2").unwrap();
+    assert_eq!(
+        hub,
+        json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": {"name": "w", "labels": {"a": "b"}}, "spec": {"size": 0}})
+    );
+}

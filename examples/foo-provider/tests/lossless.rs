@@ -118,11 +118,16 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(capi_test_support::proptest_cases(512)))]
 
     /// hub -> v1alpha1 -> hub is the hub: conditions, tags, `provisioned: false` and the
-    /// v1beta1 conditions all come back.
+    /// v1beta1 conditions all come back. On the way, the v1alpha1 object's metadata without
+    /// its spec (as the API server may send it) converts up too (FuzzTestFunc's
+    /// `dstCopyNoSpec` check).
     #[test]
     fn hub_spoke_hub(hub in hub()) {
         let spoke: v1alpha1::FooMachinePool = convert(&hub, "infrastructure.foo.example.com/v1alpha1");
         prop_assert!(spoke.metadata.annotations.as_ref().is_some_and(|a| a.contains_key(CONVERSION_DATA_ANNOTATION)));
+        let no_spec = serde_json::json!({"apiVersion": "infrastructure.foo.example.com/v1alpha1",
+            "kind": "FooMachinePool", "metadata": {"labels": spoke.metadata.labels, "annotations": spoke.metadata.annotations}});
+        let _: v1beta1::FooMachinePool = convert(&no_spec, "infrastructure.foo.example.com/v1beta1");
         let mut back: v1beta1::FooMachinePool = convert(&spoke, "infrastructure.foo.example.com/v1beta1");
         let mut expected = hub;
         expected.metadata = semantic(expected.metadata);
