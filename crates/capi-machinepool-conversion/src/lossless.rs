@@ -78,7 +78,9 @@ pub trait LosslessSpoke<H: Hub>:
 
     /// Copies from `saved`, the hub as it was when it was down-converted, what the spoke
     /// could not hold into `hub`, the hub just mapped from the spoke. Called only when the
-    /// spoke carried the annotation. `saved` has empty metadata.
+    /// spoke carried the annotation. Read no metadata from `saved`: it is empty in the
+    /// texts this crate and upstream's current marshal write, and `hub` already has the
+    /// spoke's.
     fn restore(hub: &mut H, saved: H);
 }
 
