@@ -24,8 +24,11 @@ pub trait Hub: Serialize + DeserializeOwned + Resource<DynamicType = ()> + Send 
 
 /// A spoke version of a kind, convertible to and from the hub `H`.
 ///
-/// Provider authors implement this for each older version of their own types and reuse
-/// [`HubSpokeConverter`] and [`crate::review`] unchanged.
+/// Provider authors implement [`crate::LosslessSpoke`] (field mappings only; every
+/// `LosslessSpoke` is a `Spoke`) for each older version of their own types and reuse
+/// [`HubSpokeConverter`] and [`crate::review`] unchanged. Implement `Spoke` directly only to
+/// handle the conversion-data annotation yourself, as [`crate::machine_pool`] does to match
+/// upstream's bytes.
 pub trait Spoke<H: Hub>:
     Serialize + DeserializeOwned + Resource<DynamicType = ()> + Send + Sync
 {
