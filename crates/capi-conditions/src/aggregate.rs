@@ -32,7 +32,7 @@ impl AggregateOptions {
                 negative_polarity: self.negative_polarity.clone(),
                 target_negative_polarity: !self.negative_polarity.is_empty(),
                 reasons: self.reasons.clone().unwrap_or_default(),
-                summary_message_transform: None,
+                ..MergeStrategy::default()
             })
     }
 }

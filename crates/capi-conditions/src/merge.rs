@@ -144,6 +144,38 @@ impl PartialEq for MessageTransform {
 
 impl Eq for MessageTransform {}
 
+/// A priority function replacing the default one (upstream's `GetPriorityFunc` with a
+/// function of its own, as core's Machine controller uses to treat deleted external objects
+/// as info while the Machine is deleting).
+#[derive(Clone)]
+pub struct PriorityFn(Arc<dyn Fn(&Condition) -> Priority + Send + Sync>);
+
+impl PriorityFn {
+    /// Wraps a function.
+    pub fn new(priority: impl Fn(&Condition) -> Priority + Send + Sync + 'static) -> Self {
+        Self(Arc::new(priority))
+    }
+
+    fn apply(&self, condition: &Condition) -> Priority {
+        (self.0)(condition)
+    }
+}
+
+impl std::fmt::Debug for PriorityFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PriorityFn(..)")
+    }
+}
+
+/// Two priority functions are equal when they are the same function (clones of one `new`).
+impl PartialEq for PriorityFn {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for PriorityFn {}
+
 /// A custom merge strategy: upstream's `DefaultMergeStrategy` with its options, given to
 /// [`crate::summary::SummaryOptions::merge_strategy`] or
 /// [`crate::aggregate::AggregateOptions::merge_strategy`] (upstream's `CustomMergeStrategy`).
@@ -153,6 +185,9 @@ impl Eq for MessageTransform {}
 pub struct MergeStrategy {
     /// Types whose True is an issue, for the priorities (`GetDefaultMergePriorityFunc(types...)`).
     pub negative_polarity: Vec<String>,
+    /// A priority function of the caller's (`GetPriorityFunc(func)`); when set,
+    /// `negative_polarity` is unused (the function may call [`priority`] itself).
+    pub priority: Option<PriorityFn>,
     /// The result has negative polarity: issues make it True, infos False
     /// (`TargetConditionHasPositivePolarity(false)`).
     pub target_negative_polarity: bool,
@@ -193,7 +228,10 @@ pub(crate) fn merge(
     let with_priority: Vec<(MergeInput, Priority)> = inputs
         .into_iter()
         .map(|i| {
-            let p = priority(&i.condition, &strategy.negative_polarity);
+            let p = match &strategy.priority {
+                Some(custom) => custom.apply(&i.condition),
+                None => priority(&i.condition, &strategy.negative_polarity),
+            };
             (i, p)
         })
         .collect();

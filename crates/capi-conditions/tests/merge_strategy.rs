@@ -4,7 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use capi_conditions::aggregate::{AggregateOptions, aggregate};
-use capi_conditions::merge::{MergeError, MergeStrategy, MessageTransform, Reasons};
+use capi_conditions::merge::{
+    MergeError, MergeStrategy, MessageTransform, Priority, PriorityFn, Reasons, priority,
+};
 use capi_conditions::summary::{SummaryOptions, summary};
 use capi_conditions::{ConditionSet, ConditionSource, new_condition};
 
@@ -127,7 +129,7 @@ fn aggregate_one_issue_with_custom_merge_strategy() {
                 negative_polarity: strings(&["ScalingUp"]),
                 target_negative_polarity,
                 reasons,
-                summary_message_transform: None,
+                ..MergeStrategy::default()
             }),
             ..Default::default()
         };
@@ -160,4 +162,56 @@ fn aggregate_validates_negative_polarity_with_a_custom_strategy() {
         aggregate(&refs, "ScalingUp", &opts).unwrap_err(),
         MergeError::InvalidNegativePolarity("ScalingUp".into())
     );
+}
+
+/// A priority function of the caller's replaces the default priorities, as core's
+/// core/reconcilers/machine/machine_controller_status.go machineConditionCustomMergeStrategy
+/// does: while the Machine is deleting, an InfrastructureReady False with reason
+/// `InfrastructureDeleted` is info, anything else keeps the default priority.
+#[test]
+fn summary_with_a_custom_priority_function() {
+    let obj = ConditionSet {
+        conditions: vec![
+            new_condition("BootstrapConfigReady", "True", "Ready", ""),
+            new_condition(
+                "InfrastructureReady",
+                "False",
+                "InfrastructureDeleted",
+                "deleted",
+            ),
+        ],
+        ..Default::default()
+    };
+    let deleting = PriorityFn::new(|c| {
+        if c.type_ == "InfrastructureReady" && c.reason == "InfrastructureDeleted" {
+            Priority::Info
+        } else {
+            priority(c, &[])
+        }
+    });
+    let opts = |custom: Option<PriorityFn>| SummaryOptions {
+        for_condition_types: strings(&["BootstrapConfigReady", "InfrastructureReady"]),
+        merge_strategy: Some(MergeStrategy {
+            priority: custom,
+            reasons: Reasons::new("NotReady", "ReadyUnknown", "Ready"),
+            ..MergeStrategy::default()
+        }),
+        ..Default::default()
+    };
+    let rows = [
+        (
+            Some(deleting),
+            "True",
+            "Ready",
+            "* InfrastructureReady: deleted",
+        ),
+        (None, "False", "NotReady", "* InfrastructureReady: deleted"),
+    ];
+    for (custom, status, reason, message) in rows {
+        let c = summary(&obj, "Ready", &opts(custom)).unwrap();
+        assert_eq!(
+            (c.status.as_str(), c.reason.as_str(), c.message.as_str()),
+            (status, reason, message)
+        );
+    }
 }
