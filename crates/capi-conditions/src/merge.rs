@@ -113,10 +113,34 @@ pub enum MergeError {
     EmptySummary,
 }
 
+/// A caller's function kept in a [`MergeStrategy`]: cloned by reference, equal only to its
+/// own clones, printed as `HookFn(..)`.
+pub struct HookFn<F: ?Sized>(Arc<F>);
+
+impl<F: ?Sized> Clone for HookFn<F> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+impl<F: ?Sized> std::fmt::Debug for HookFn<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HookFn(..)")
+    }
+}
+
+/// Two hooks are equal when they are the same function (clones of one `new`).
+impl<F: ?Sized> PartialEq for HookFn<F> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<F: ?Sized> Eq for HookFn<F> {}
+
 /// Rewrites the lines of a summary message (upstream's `SummaryMessageTransformFunc`): it
 /// receives the `* Type: message` lines in order and returns the lines to join.
-#[derive(Clone)]
-pub struct MessageTransform(Arc<dyn Fn(Vec<String>) -> Vec<String> + Send + Sync>);
+pub type MessageTransform = HookFn<dyn Fn(Vec<String>) -> Vec<String> + Send + Sync>;
 
 impl MessageTransform {
     /// Wraps a function.
@@ -129,26 +153,10 @@ impl MessageTransform {
     }
 }
 
-impl std::fmt::Debug for MessageTransform {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("MessageTransform(..)")
-    }
-}
-
-/// Two transforms are equal when they are the same function (clones of one `new`).
-impl PartialEq for MessageTransform {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for MessageTransform {}
-
 /// A priority function replacing the default one (upstream's `GetPriorityFunc` with a
 /// function of its own, as core's Machine controller uses to treat deleted external objects
 /// as info while the Machine is deleting).
-#[derive(Clone)]
-pub struct PriorityFn(Arc<dyn Fn(&Condition) -> Priority + Send + Sync>);
+pub type PriorityFn = HookFn<dyn Fn(&Condition) -> Priority + Send + Sync>;
 
 impl PriorityFn {
     /// Wraps a function.
@@ -160,21 +168,6 @@ impl PriorityFn {
         (self.0)(condition)
     }
 }
-
-impl std::fmt::Debug for PriorityFn {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PriorityFn(..)")
-    }
-}
-
-/// Two priority functions are equal when they are the same function (clones of one `new`).
-impl PartialEq for PriorityFn {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for PriorityFn {}
 
 /// A custom merge strategy: upstream's `DefaultMergeStrategy` with its options, given to
 /// [`crate::summary::SummaryOptions::merge_strategy`] or
