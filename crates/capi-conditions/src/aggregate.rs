@@ -3,7 +3,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 use crate::access::ConditionSource;
-use crate::merge::{MergeError, MergeInput, Operation, Owner, Reasons, merge};
+use crate::merge::{MergeError, MergeInput, MergeStrategy, Operation, Owner, Reasons, merge};
 use crate::setter::{get, new_condition};
 use crate::types::{UNKNOWN, reason};
 
@@ -16,6 +16,25 @@ pub struct AggregateOptions {
     pub negative_polarity: Vec<String>,
     /// Reasons of the result (default: IssuesReported / UnknownReported / InfoReported).
     pub reasons: Option<Reasons>,
+    /// A custom merge strategy (upstream's `CustomMergeStrategy`): when set, it alone decides
+    /// priorities, the result's polarity and reasons; `negative_polarity` above is then only
+    /// validated, and `reasons` unused.
+    pub merge_strategy: Option<MergeStrategy>,
+}
+
+impl AggregateOptions {
+    /// The strategy in force: the custom one, or upstream's default, whose result has the
+    /// source's polarity (aggregate.go: `TargetConditionHasPositivePolarity(!negative)`).
+    fn strategy(&self) -> MergeStrategy {
+        self.merge_strategy
+            .clone()
+            .unwrap_or_else(|| MergeStrategy {
+                negative_polarity: self.negative_polarity.clone(),
+                target_negative_polarity: !self.negative_polarity.is_empty(),
+                reasons: self.reasons.clone().unwrap_or_default(),
+                ..MergeStrategy::default()
+            })
+    }
 }
 
 /// Aggregates `source_type` over `objects`; an object without the condition counts as
@@ -64,14 +83,10 @@ pub fn aggregate(
             },
         })
         .collect();
-    let negative_target = !opts.negative_polarity.is_empty();
-    let reasons = opts.reasons.clone().unwrap_or_default();
     let (status, reason, message) = merge(
         inputs,
         &[source_type.to_owned()],
-        &opts.negative_polarity,
-        negative_target,
-        &reasons,
+        &opts.strategy(),
         Operation::Aggregate,
     )?;
     Ok(new_condition(

@@ -7,6 +7,7 @@
 //!   [`is_unknown`], [`set`], [`delete`], default [`order`], [`validate`], and the merges
 //!   [`mirror`], [`aggregate`](aggregate::aggregate) and [`summary`](summary::summary) with
 //!   upstream's priorities and message formats.
+//! * [`paused`]: `Paused` for any object (upstream's `util/paused`).
 //! * [`v1beta1`]: deprecated conditions with severity.
 //! * [`machine_pool`]: the MachinePool v1beta2 conditions and replica counters upstream has
 //!   not implemented yet, computed from plain inputs (the pool's Machines are the
@@ -22,6 +23,7 @@ pub mod machine_pool;
 pub mod merge;
 pub mod mirror;
 pub mod order;
+pub mod paused;
 mod setter;
 pub mod summary;
 pub mod time;

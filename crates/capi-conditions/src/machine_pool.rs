@@ -10,7 +10,6 @@
 
 use capi_contract::Contract;
 use capi_contract::reader::{InfraMachinePoolReader, ReadResultExt};
-use capi_machinepool_api::constants::PAUSED_ANNOTATION;
 use capi_machinepool_api::v1beta2::MachinePool;
 use capi_machinepool_api::views::Machine;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
@@ -939,28 +938,11 @@ pub fn deleting_condition(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     new_condition(t, TRUE, reason::DELETING, &message)
 }
 
-/// `Paused`: the Cluster is paused or the MachinePool has the `cluster.x-k8s.io/paused` annotation.
+/// `Paused`: the Cluster is paused or the MachinePool has the `cluster.x-k8s.io/paused`
+/// annotation ([`crate::paused::paused_condition`]).
 #[must_use]
 pub fn paused(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
-    let annotated = mp
-        .metadata
-        .annotations
-        .as_ref()
-        .is_some_and(|a| a.contains_key(PAUSED_ANNOTATION));
-    let mut why = Vec::new();
-    if inputs.cluster_paused {
-        why.push("Cluster spec.paused is set to true".to_owned());
-    }
-    if annotated {
-        why.push(format!(
-            "MachinePool has the {PAUSED_ANNOTATION} annotation"
-        ));
-    }
-    if why.is_empty() {
-        new_condition(ct::PAUSED, FALSE, reason::NOT_PAUSED, "")
-    } else {
-        new_condition(ct::PAUSED, TRUE, reason::PAUSED, &why.join(", "))
-    }
+    crate::paused::paused_condition(mp, inputs.cluster_paused)
 }
 
 /// Every MachinePool v1beta2 condition, in the default order.

@@ -2,6 +2,7 @@
 //! message formats of summary and aggregate conditions.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
@@ -112,6 +113,83 @@ pub enum MergeError {
     EmptySummary,
 }
 
+/// A caller's function kept in a [`MergeStrategy`]: cloned by reference, equal only to its
+/// own clones, printed as `HookFn(..)`.
+pub struct HookFn<F: ?Sized>(Arc<F>);
+
+impl<F: ?Sized> Clone for HookFn<F> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+impl<F: ?Sized> std::fmt::Debug for HookFn<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HookFn(..)")
+    }
+}
+
+/// Two hooks are equal when they are the same function (clones of one `new`).
+impl<F: ?Sized> PartialEq for HookFn<F> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<F: ?Sized> Eq for HookFn<F> {}
+
+/// Rewrites the lines of a summary message (upstream's `SummaryMessageTransformFunc`): it
+/// receives the `* Type: message` lines in order and returns the lines to join.
+pub type MessageTransform = HookFn<dyn Fn(Vec<String>) -> Vec<String> + Send + Sync>;
+
+impl MessageTransform {
+    /// Wraps a function.
+    pub fn new(transform: impl Fn(Vec<String>) -> Vec<String> + Send + Sync + 'static) -> Self {
+        Self(Arc::new(transform))
+    }
+
+    fn apply(&self, lines: Vec<String>) -> Vec<String> {
+        (self.0)(lines)
+    }
+}
+
+/// A priority function replacing the default one (upstream's `GetPriorityFunc` with a
+/// function of its own, as core's Machine controller uses to treat deleted external objects
+/// as info while the Machine is deleting).
+pub type PriorityFn = HookFn<dyn Fn(&Condition) -> Priority + Send + Sync>;
+
+impl PriorityFn {
+    /// Wraps a function.
+    pub fn new(priority: impl Fn(&Condition) -> Priority + Send + Sync + 'static) -> Self {
+        Self(Arc::new(priority))
+    }
+
+    fn apply(&self, condition: &Condition) -> Priority {
+        (self.0)(condition)
+    }
+}
+
+/// A custom merge strategy: upstream's `DefaultMergeStrategy` with its options, given to
+/// [`crate::summary::SummaryOptions::merge_strategy`] or
+/// [`crate::aggregate::AggregateOptions::merge_strategy`] (upstream's `CustomMergeStrategy`).
+/// When set, it replaces what the operation's own `negative_polarity` and `reasons` would
+/// build, so the result's polarity can differ from the sources'.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MergeStrategy {
+    /// Types whose True is an issue, for the priorities (`GetDefaultMergePriorityFunc(types...)`).
+    pub negative_polarity: Vec<String>,
+    /// A priority function of the caller's (`GetPriorityFunc(func)`); when set,
+    /// `negative_polarity` is unused (the function may call [`priority`] itself).
+    pub priority: Option<PriorityFn>,
+    /// The result has negative polarity: issues make it True, infos False
+    /// (`TargetConditionHasPositivePolarity(false)`).
+    pub target_negative_polarity: bool,
+    /// Reasons of the result (`ComputeReasonFunc(GetDefaultComputeMergeReasonFunc(..))`).
+    pub reasons: Reasons,
+    /// Rewrites the summary message lines (`SummaryMessageTransformFunc`); aggregates ignore it.
+    pub summary_message_transform: Option<MessageTransform>,
+}
+
 /// The operation a merge serves (decides the message format).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Operation {
@@ -119,13 +197,11 @@ pub(crate) enum Operation {
     Aggregate,
 }
 
-/// Merges conditions with the default strategy; `negative_target` inverts the status.
+/// Merges conditions with `strategy`.
 pub(crate) fn merge(
     mut inputs: Vec<MergeInput>,
     type_order: &[String],
-    negative_polarity: &[String],
-    negative_target: bool,
-    reasons: &Reasons,
+    strategy: &MergeStrategy,
     operation: Operation,
 ) -> Result<(String, String, String), MergeError> {
     if inputs.is_empty() {
@@ -145,29 +221,41 @@ pub(crate) fn merge(
     let with_priority: Vec<(MergeInput, Priority)> = inputs
         .into_iter()
         .map(|i| {
-            let p = priority(&i.condition, negative_polarity);
+            let p = match &strategy.priority {
+                Some(custom) => custom.apply(&i.condition),
+                None => priority(&i.condition, &strategy.negative_polarity),
+            };
             (i, p)
         })
         .collect();
-    let has = |p: Priority| with_priority.iter().any(|(_, q)| *q == p);
-    let (status, reason) = if has(Priority::Issue) {
-        (
-            if negative_target { TRUE } else { FALSE },
-            reasons.issue.clone(),
-        )
-    } else if has(Priority::Unknown) {
-        (UNKNOWN, reasons.unknown.clone())
-    } else {
-        (
-            if negative_target { FALSE } else { TRUE },
-            reasons.info.clone(),
-        )
-    };
+    let (status, reason) = merged_status(&with_priority, strategy);
     let message = match operation {
-        Operation::Summary => summary_message(&with_priority, status),
+        Operation::Summary => summary_message(
+            &with_priority,
+            status,
+            strategy.summary_message_transform.as_ref(),
+        ),
         Operation::Aggregate => aggregate_message(&with_priority),
     };
     Ok((status.to_owned(), reason, message))
+}
+
+/// Status and reason of the merged condition: issues first, then unknowns, then infos; the
+/// status read with the target's polarity.
+fn merged_status(
+    with_priority: &[(MergeInput, Priority)],
+    strategy: &MergeStrategy,
+) -> (&'static str, String) {
+    let has = |p: Priority| with_priority.iter().any(|(_, q)| *q == p);
+    let negative = strategy.target_negative_polarity;
+    let reasons = &strategy.reasons;
+    if has(Priority::Issue) {
+        (if negative { TRUE } else { FALSE }, reasons.issue.clone())
+    } else if has(Priority::Unknown) {
+        (UNKNOWN, reasons.unknown.clone())
+    } else {
+        (if negative { FALSE } else { TRUE }, reasons.info.clone())
+    }
 }
 
 fn is_go_space(c: char) -> bool {
@@ -212,7 +300,11 @@ pub fn indent_if_multiline(message: &str) -> String {
     format!("\n{}", indented.join("\n"))
 }
 
-fn summary_message(inputs: &[(MergeInput, Priority)], status: &str) -> String {
+fn summary_message(
+    inputs: &[(MergeInput, Priority)],
+    status: &str,
+    transform: Option<&MessageTransform>,
+) -> String {
     let mut lines = Vec::new();
     for (input, p) in inputs {
         let c = &input.condition;
@@ -226,7 +318,10 @@ fn summary_message(inputs: &[(MergeInput, Priority)], status: &str) -> String {
         };
         lines.push(format!("* {}:{body}", c.type_));
     }
-    lines.join("\n")
+    match transform {
+        Some(t) => t.apply(lines).join("\n"),
+        None => lines.join("\n"),
+    }
 }
 
 /// How many messages an aggregate lists before summing up the rest.

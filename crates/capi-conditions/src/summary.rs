@@ -3,7 +3,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 use crate::access::ConditionSource;
-use crate::merge::{MergeError, MergeInput, Operation, Owner, Reasons, merge};
+use crate::merge::{MergeError, MergeInput, MergeStrategy, Operation, Owner, Reasons, merge};
 use crate::setter::new_condition;
 use crate::types::{UNKNOWN, reason};
 
@@ -20,6 +20,25 @@ pub struct SummaryOptions {
     pub override_conditions: Vec<Condition>,
     /// Reasons of the result.
     pub reasons: Option<Reasons>,
+    /// A custom merge strategy (upstream's `CustomMergeStrategy`): when set, it alone decides
+    /// priorities, the result's polarity, reasons and message transform; `negative_polarity`
+    /// and `reasons` above are then unused.
+    pub merge_strategy: Option<MergeStrategy>,
+}
+
+impl SummaryOptions {
+    /// The strategy in force: the custom one, or upstream's default built from
+    /// `negative_polarity` and `reasons` (summary.go: `DefaultMergeStrategy(GetPriorityFunc(
+    /// GetDefaultMergePriorityFunc(negativePolarityConditionTypes...)))`).
+    fn strategy(&self) -> MergeStrategy {
+        self.merge_strategy
+            .clone()
+            .unwrap_or_else(|| MergeStrategy {
+                negative_polarity: self.negative_polarity.clone(),
+                reasons: self.reasons.clone().unwrap_or_default(),
+                ..MergeStrategy::default()
+            })
+    }
 }
 
 /// Summarises the object's conditions `for_condition_types` into `target_type`. A missing
@@ -97,13 +116,10 @@ pub fn summary<T: ConditionSource + ?Sized>(
     if inputs.is_empty() {
         return Err(MergeError::EmptySummary);
     }
-    let reasons = opts.reasons.clone().unwrap_or_default();
     let (status, reason, message) = merge(
         inputs,
         &opts.for_condition_types,
-        &opts.negative_polarity,
-        false,
-        &reasons,
+        &opts.strategy(),
         Operation::Summary,
     )?;
     Ok(new_condition(target_type, &status, &reason, &message))

@@ -168,6 +168,20 @@ pub struct Issue {
     pub problem: Problem,
 }
 
+/// `conditions[0].reason: <problem>`: the issue under a list named `conditions`; use
+/// [`Issue::path`] for the list's real path.
+///
+/// ```
+/// use capi_conditions::validate::{Issue, Problem};
+/// let issue = Issue { index: Some(0), field: "type", problem: Problem::MissingType };
+/// assert_eq!(issue.to_string(), "conditions[0].type: must be set");
+/// ```
+impl fmt::Display for Issue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path("conditions"), self.problem)
+    }
+}
+
 impl Issue {
     /// The issue's field path under `list_path`, e.g. `status.conditions[0].reason`.
     #[must_use]

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
 use crate::Contract;
 use crate::version::{compare_kube_aware, is_kube_like};
 
@@ -22,6 +24,73 @@ pub enum ContractVersionError {
         /// The contracts that were looked for, newest first.
         contracts: Vec<Contract>,
     },
+}
+
+/// Why contract labels could not be added to a CRD.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContractLabelError {
+    /// A label would list a version the CRD does not define.
+    #[error(
+        "cannot label CRD {crd} with {label}: it has no version {version} (versions: {defined:?})"
+    )]
+    UnknownVersion {
+        /// The CRD name.
+        crd: String,
+        /// The label key.
+        label: &'static str,
+        /// The version listed.
+        version: String,
+        /// The versions the CRD defines.
+        defined: Vec<String>,
+    },
+}
+
+/// Sets the `cluster.x-k8s.io/<contract>` labels of a CRD: for each contract, the CRD
+/// versions implementing it, joined with `_` (`v1beta1_v1beta2`). Other labels are kept, a
+/// contract label already there is replaced. Call it on the CRD as installed, after
+/// `kube::core::crd::merge_crds` for a multi-version kind.
+///
+/// Why after: with kube-derive, `#[kube(label("cluster.x-k8s.io/v1beta2", "v1beta1"))]` puts
+/// the label on that version's derived CRD only, and `merge_crds` keeps the metadata of the
+/// storage version's CRD alone, so labels written on another version's derive vanish from
+/// the merged CRD. Put every contract label on the storage version's derive, or use this
+/// function on the merged CRD.
+///
+/// # Errors
+/// When a listed version is not one of the CRD's `spec.versions` (nothing is changed then).
+///
+/// ```
+/// use capi_contract::{Contract, labels::add_contract_labels};
+/// # use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::*;
+/// # let version = |name: &str| CustomResourceDefinitionVersion { name: name.into(), served: true, ..Default::default() };
+/// let mut crd = CustomResourceDefinition::default();
+/// crd.metadata.name = Some("foomachinepools.infrastructure.example.com".into());
+/// crd.spec.versions = vec![version("v1alpha1"), version("v1beta1")];
+/// add_contract_labels(&mut crd, &[(Contract::V1Beta1, &["v1alpha1"]), (Contract::V1Beta2, &["v1beta1"])]).unwrap();
+/// let labels = crd.metadata.labels.unwrap();
+/// assert_eq!(labels["cluster.x-k8s.io/v1beta1"], "v1alpha1");
+/// assert_eq!(labels["cluster.x-k8s.io/v1beta2"], "v1beta1");
+/// ```
+pub fn add_contract_labels(
+    crd: &mut CustomResourceDefinition,
+    labels: &[(Contract, &[&str])],
+) -> Result<(), ContractLabelError> {
+    let defined: Vec<String> = crd.spec.versions.iter().map(|v| v.name.clone()).collect();
+    for (contract, versions) in labels {
+        if let Some(unknown) = versions.iter().find(|v| !defined.iter().any(|d| d == *v)) {
+            return Err(ContractLabelError::UnknownVersion {
+                crd: crd.metadata.name.clone().unwrap_or_default(),
+                label: contract.label(),
+                version: (*unknown).to_owned(),
+                defined,
+            });
+        }
+    }
+    let map = crd.metadata.labels.get_or_insert_with(BTreeMap::new);
+    for (contract, versions) in labels {
+        map.insert(contract.label().to_owned(), versions.join("_"));
+    }
+    Ok(())
 }
 
 /// The API versions a contract label value lists (`v1beta1_v1beta2`), in label order.
@@ -130,6 +199,90 @@ pub fn resolve_crd(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion;
+
+    fn crd(versions: &[&str], labels: &[(&str, &str)]) -> CustomResourceDefinition {
+        let mut crd = CustomResourceDefinition::default();
+        crd.metadata.name = Some("foos.example.com".into());
+        crd.metadata.labels = (!labels.is_empty()).then(|| {
+            labels
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        });
+        crd.spec.group = "example.com".into();
+        crd.spec.names.kind = "Foo".into();
+        crd.spec.scope = "Namespaced".into();
+        crd.spec.versions = versions
+            .iter()
+            .map(|v| CustomResourceDefinitionVersion {
+                name: (*v).to_owned(),
+                served: true,
+                storage: true,
+                ..Default::default()
+            })
+            .collect();
+        crd
+    }
+
+    /// The trap `add_contract_labels` documents: kube-core's `merge_crds` keeps the storage
+    /// version's metadata only (kube-core src/crd.rs `merge_crds` starts from that CRD and
+    /// takes only `spec.versions` from the others).
+    #[test]
+    fn merge_crds_drops_the_labels_of_other_versions() {
+        let old = crd(&["v1alpha1"], &[("cluster.x-k8s.io/v1beta1", "v1alpha1")]);
+        let new = crd(&["v1beta1"], &[("cluster.x-k8s.io/v1beta2", "v1beta1")]);
+        let mut merged = kube_core::crd::merge_crds(vec![old, new], "v1beta1").unwrap();
+        let labels = merged.metadata.labels.clone().unwrap();
+        assert!(
+            !labels.contains_key("cluster.x-k8s.io/v1beta1"),
+            "{labels:?}"
+        );
+        add_contract_labels(
+            &mut merged,
+            &[
+                (Contract::V1Beta1, &["v1alpha1"]),
+                (Contract::V1Beta2, &["v1beta1"]),
+            ],
+        )
+        .unwrap();
+        let labels = merged.metadata.labels.unwrap();
+        assert_eq!(labels["cluster.x-k8s.io/v1beta1"], "v1alpha1");
+        assert_eq!(labels["cluster.x-k8s.io/v1beta2"], "v1beta1");
+    }
+
+    /// Several versions join with `_` (the label format upstream's
+    /// GetLatestContractAndAPIVersionFromContract splits); other labels stay; a label
+    /// already there is replaced; a version the CRD lacks changes nothing.
+    #[test]
+    fn add_contract_labels_rules() {
+        let mut c = crd(
+            &["v1alpha1", "v1beta1"],
+            &[("app", "x"), ("cluster.x-k8s.io/v1beta2", "stale")],
+        );
+        add_contract_labels(&mut c, &[(Contract::V1Beta2, &["v1alpha1", "v1beta1"])]).unwrap();
+        let labels = c.metadata.labels.clone().unwrap();
+        assert_eq!(labels["cluster.x-k8s.io/v1beta2"], "v1alpha1_v1beta1");
+        assert_eq!(labels["app"], "x");
+        assert_eq!(
+            latest_contract_and_version("foos.example.com", &labels, Contract::V1Beta2).unwrap(),
+            (Contract::V1Beta2, "v1beta1".to_owned())
+        );
+        let before = c.clone();
+        let err = add_contract_labels(
+            &mut c,
+            &[
+                (Contract::V1Beta1, &["v1beta1"]),
+                (Contract::V1Beta2, &["v2"]),
+            ],
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot label CRD foos.example.com with cluster.x-k8s.io/v1beta2: it has no version v2 (versions: [\"v1alpha1\", \"v1beta1\"])"
+        );
+        assert_eq!(c, before);
+    }
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

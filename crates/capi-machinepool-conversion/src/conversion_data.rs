@@ -1,6 +1,11 @@
 //! The `cluster.x-k8s.io/conversion-data` annotation: the hub object, without metadata, stored
 //! on a down-converted object so that the next up-conversion can restore what the spoke
-//! cannot represent.
+//! cannot represent (upstream's `util/conversion` `MarshalData` / `UnmarshalData`).
+//!
+//! [`unmarshal`] reads every text upstream writes, into any hub type, kube-derive root types
+//! included: `MarshalDataUnsafeNoCopy`'s (Go field order, the empty `"metadata":{},` cut out),
+//! `MarshalData`'s (keys sorted, no `metadata` at all) and a hub whose zero `spec` Go left out
+//! (`json:"spec,omitzero"`).
 
 use std::collections::BTreeMap;
 
@@ -9,6 +14,7 @@ use capi_machinepool_api::wire;
 use kube_core::ObjectMeta;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
 use crate::ConversionError;
 
@@ -27,7 +33,16 @@ pub fn marshal<H: Serialize + Clone + kube_core::Resource>(
 ) -> Result<(), ConversionError> {
     let mut copy = hub.clone();
     *copy.meta_mut() = ObjectMeta::default();
-    let json = wire::to_string(&copy).map_err(ConversionError::Encode)?;
+    store(&copy, dst_meta)
+}
+
+/// [`marshal`] of a hub whose metadata is already empty (upstream's
+/// `MarshalDataUnsafeNoCopy`, which clears the source's metadata instead of copying it).
+pub(crate) fn store<H: Serialize>(
+    hub_without_metadata: &H,
+    dst_meta: &mut ObjectMeta,
+) -> Result<(), ConversionError> {
+    let json = wire::to_string(hub_without_metadata).map_err(ConversionError::Encode)?;
     let data = json.replacen("\"metadata\":{},", "", 1);
     dst_meta
         .annotations
@@ -40,6 +55,10 @@ pub fn marshal<H: Serialize + Clone + kube_core::Resource>(
 /// left empty becomes `None`). `Ok(None)` when the annotation is absent, or when its value is
 /// the JSON `null`: upstream decodes `null` into an empty hub and restores nothing from it.
 ///
+/// The hub's root members that upstream's texts leave out, `metadata` (always cut) and
+/// `spec` (left out by Go when zero), are read as `{}` when the hub type requires them, as a
+/// `#[derive(CustomResource)]` root does ([`decode`]).
+///
 /// # Errors
 /// When the annotation does not decode as the hub type; the whole conversion then fails.
 pub fn unmarshal<H: DeserializeOwned>(
@@ -51,11 +70,86 @@ pub fn unmarshal<H: DeserializeOwned>(
     let Some(data) = annotations.get(CONVERSION_DATA_ANNOTATION) else {
         return Ok(None);
     };
-    let restored =
-        serde_json::from_str::<Option<H>>(data).map_err(ConversionError::ConversionData)?;
+    let restored = decode::<H>(data).map_err(ConversionError::ConversionData)?;
     annotations.remove(CONVERSION_DATA_ANNOTATION);
     if annotations.is_empty() {
         src_meta.annotations = None;
     }
     Ok(restored)
+}
+
+/// Root members a conversion-data text, or an object the API server sends, may lack although
+/// the type requires them.
+const OMITTED_ROOT_MEMBERS: [&str; 2] = ["metadata", "spec"];
+
+/// Decodes a conversion-data text into a hub value (`None` for `null`), with
+/// [`decode_root`]'s rule for `metadata` and `spec`.
+///
+/// # Errors
+/// When the text is not the hub's JSON.
+///
+/// ```
+/// use capi_machinepool_conversion::conversion_data::decode;
+/// #[derive(serde::Deserialize, Debug, PartialEq)]
+/// struct Hub { metadata: kube_core::ObjectMeta, spec: Spec }
+/// #[derive(serde::Deserialize, Debug, PartialEq, Default)]
+/// struct Spec { #[serde(default)] size: i32 }
+/// let hub: Option<Hub> = decode(r#"{"spec":{"size":3}}"#).unwrap();
+/// assert_eq!(hub.unwrap().spec.size, 3);
+/// let zero: Option<Hub> = decode(r#"{"kind":"Foo"}"#).unwrap();
+/// assert_eq!(zero.unwrap().spec, Spec::default());
+/// assert!(decode::<Hub>("null").unwrap().is_none());
+/// ```
+pub fn decode<H: DeserializeOwned>(data: &str) -> Result<Option<H>, serde_json::Error> {
+    match serde_json::from_str::<Option<H>>(data) {
+        Ok(hub) => Ok(hub),
+        Err(first) => decode_with_omitted_members(data, first).map(Some),
+    }
+}
+
+/// Decodes an object's JSON text into `T`, reading a missing `metadata` or `spec` as `{}`
+/// when `T` requires them (a `#[derive(CustomResource)]` root does): upstream's marshal cuts
+/// `metadata` from conversion data, Go leaves out a zero `spec` (`json:"spec,omitzero"`), and
+/// the API server sends objects without `spec` (upstream's `FuzzTestFunc` tests that
+/// `ConvertTo` handles them).
+///
+/// The text is decoded as it is first (the MachinePool types' members all have defaults, so
+/// their one decode is unchanged). Only when that fails and the text is an object without
+/// `metadata` or `spec` is it decoded again with the missing ones as `{}`; a failure then is
+/// the second decode's (the text's own problem, not the missing member).
+///
+/// # Errors
+/// When the text is not `T`'s JSON.
+pub fn decode_root<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    match serde_json::from_str::<T>(text) {
+        Ok(value) => Ok(value),
+        Err(first) => decode_with_omitted_members(text, first),
+    }
+}
+
+/// The second decode of [`decode_root`], after `first` failed: with the missing
+/// [`OMITTED_ROOT_MEMBERS`] as `{}`, or `first` when none is missing.
+fn decode_with_omitted_members<T: DeserializeOwned>(
+    text: &str,
+    first: serde_json::Error,
+) -> Result<T, serde_json::Error> {
+    let Ok(mut object) = serde_json::from_str::<Map<String, Value>>(text) else {
+        return Err(first);
+    };
+    if !add_omitted_members(&mut object) {
+        return Err(first);
+    }
+    T::deserialize(Value::Object(object))
+}
+
+/// Adds `{}` for each of [`OMITTED_ROOT_MEMBERS`] the object lacks; whether it added one.
+fn add_omitted_members(object: &mut Map<String, Value>) -> bool {
+    let mut added = false;
+    for member in OMITTED_ROOT_MEMBERS {
+        if !object.contains_key(member) {
+            object.insert(member.to_owned(), Value::Object(Map::new()));
+            added = true;
+        }
+    }
+    added
 }

@@ -24,8 +24,11 @@ pub trait Hub: Serialize + DeserializeOwned + Resource<DynamicType = ()> + Send 
 
 /// A spoke version of a kind, convertible to and from the hub `H`.
 ///
-/// Provider authors implement this for each older version of their own types and reuse
-/// [`HubSpokeConverter`] and [`crate::review`] unchanged.
+/// Provider authors implement [`crate::LosslessSpoke`] (field mappings only; every
+/// `LosslessSpoke` is a `Spoke`) for each older version of their own types and reuse
+/// [`HubSpokeConverter`] and [`crate::review`] unchanged. Implement `Spoke` directly only to
+/// handle the conversion-data annotation yourself, as [`crate::machine_pool`] does to match
+/// upstream's bytes.
 pub trait Spoke<H: Hub>:
     Serialize + DeserializeOwned + Resource<DynamicType = ()> + Send + Sync
 {
@@ -217,8 +220,10 @@ trait ErasedSpoke<H>: Send + Sync {
 
 struct SpokeOf<S>(PhantomData<fn() -> S>);
 
+/// Decodes an object as its version's type ([`crate::conversion_data::decode_root`]: an
+/// object without `spec`, as the API server may send, is read with `spec: {}`).
 fn decode<T: DeserializeOwned>(object: &str, api_version: &str) -> Result<T, ConversionError> {
-    serde_json::from_str(object).map_err(|source| ConversionError::Decode {
+    crate::conversion_data::decode_root(object).map_err(|source| ConversionError::Decode {
         api_version: api_version.to_owned(),
         source,
     })

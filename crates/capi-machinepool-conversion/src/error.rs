@@ -67,8 +67,9 @@ pub enum ConversionError {
     /// A v1beta1 reference's apiVersion is not a GroupVersion.
     #[error("failed to parse apiVersion: unexpected GroupVersion string: {0}")]
     InvalidGroupVersion(String),
-    /// A reference's apiVersion could not be resolved.
-    #[error("failed to convert object")]
+    /// A reference's apiVersion could not be resolved. Its text is the [`ResolveError`]'s:
+    /// the caller names the object being converted, once.
+    #[error(transparent)]
     Resolve(#[from] ResolveError),
     /// The conversion-data annotation does not decode as the hub type.
     #[error("failed to read the cluster.x-k8s.io/conversion-data annotation")]

@@ -3,10 +3,15 @@
 //!
 //! * [`machine_pool`]: the field-by-field conversion upstream Cluster API performs, including
 //!   the `cluster.x-k8s.io/conversion-data` annotation ([`conversion_data`]). The output is
-//!   byte-for-byte what upstream's Go webhook writes.
-//! * [`Hub`] / [`Spoke`] / [`HubSpokeConverter`]: hub-and-spoke conversion, reusable for a
-//!   provider's own kinds; [`ConverterSet`] serves several kinds from one webhook. Converters
-//!   are `Send + Sync` and live in a server's shared state.
+//!   byte-for-byte what upstream's Go webhook writes. In a cluster, Cluster API's core
+//!   serves MachinePool conversion (its CRD points at core's webhook); this conversion is for
+//!   tools, tests and migrations, and a provider's webhook does not serve it.
+//! * [`Hub`] / [`Spoke`] / [`HubSpokeConverter`]: hub-and-spoke conversion, generic over the
+//!   types. A provider's webhook converts its own kinds with it: [`LosslessSpoke`] is
+//!   upstream's `Convertible` + `MarshalData` / `UnmarshalData` pattern, so the provider writes
+//!   only its field mappings (recipe: `docs/provider-webhook.md`). [`ConverterSet`] serves
+//!   several kinds from one webhook. Converters are `Send + Sync` and live in a server's
+//!   shared state.
 //! * [`review::handle_bytes`]: `ConversionReview` in, `ConversionReview` out; pure and
 //!   synchronous, no I/O.
 //! * [`ApiVersionResolver`]: the GroupKind -> apiVersion lookup down-conversion needs, from
@@ -36,12 +41,14 @@
 pub mod conversion_data;
 mod converter;
 mod error;
+mod lossless;
 pub mod machine_pool;
 mod resolver;
 pub mod review;
 
 pub use converter::{ConverterSet, Hub, HubSpokeConverter, ObjectConverter, Spoke, TypeMetaRef};
 pub use error::{ConversionError, ResolveError};
+pub use lossless::LosslessSpoke;
 pub use resolver::{ApiVersionResolver, ChainResolver, CrdResolver, MapEntryError, StaticResolver};
 
 /// Re-export of kube-core's ConversionReview types.

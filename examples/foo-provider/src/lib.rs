@@ -1,30 +1,41 @@
 //! `FooMachinePool`: a minimal InfraMachinePool provider API, in two versions, built with
-//! `#[derive(CustomResource)]` (kube-derive) on the workspace crates. Copy it to start a
-//! provider:
+//! `#[derive(CustomResource)]` (kube-derive) on the workspace crates, using public APIs only.
+//! Copy it to start a provider:
 //!
 //! * [`v1beta1`] (storage, hub) implements the v1beta2 contract (`status.initialization.provisioned`,
 //!   `metav1.Condition`s); [`v1alpha1`] is an older version on the v1beta1 contract (`status.ready`).
-//! * [`crds`] merges the derived CRDs of both versions and adds the contract labels; a unit
-//!   test runs the contract check on them through `capi_contract_check::check`.
-//! * The versions convert through [`capi_machinepool_conversion`]'s generic hub/spoke handler
-//!   ([`converter`]).
-//! * [`ready_condition`] computes `Ready` with [`capi_conditions`].
+//! * [`converter`]: the versions convert losslessly through
+//!   [`capi_machinepool_conversion::LosslessSpoke`]: v1alpha1 writes only its field mappings
+//!   and what to restore; what it cannot hold travels in the conversion-data annotation.
+//! * [`crds`] merges the derived CRDs of both versions and adds the contract labels with
+//!   [`capi_contract::labels::add_contract_labels`]; the unit tests run the contract check on
+//!   them through `capi_contract_check::check`.
+//! * [`status_update`]: what the pool controller applies: `Paused`
+//!   ([`capi_conditions::paused::set_paused`]) and `Ready` ([`ready_condition`], a
+//!   [`capi_conditions::summary::summary`]) in a server-side apply body for the status
+//!   subresource ([`capi_machinepool_api::ssa::status_apply`]).
 #![deny(missing_docs)]
 
 pub mod v1alpha1;
 pub mod v1beta1;
 
+use capi_conditions::paused::set_paused;
+use capi_conditions::set;
 use capi_conditions::summary::{SummaryOptions, summary};
 use capi_contract::Contract;
+use capi_contract::labels::{ContractLabelError, add_contract_labels};
+use capi_machinepool_api::ssa::{StatusApply, status_apply};
 use capi_machinepool_conversion::{ApiVersionResolver, HubSpokeConverter};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::CustomResourceExt;
+use kube::core::crd::MergeError;
 
 /// The API group.
 pub const GROUP: &str = "infrastructure.foo.example.com";
 
-/// The conversion handler for FooMachinePool (hub v1beta1, spoke v1alpha1).
+/// The conversion handler for FooMachinePool (hub v1beta1, spoke v1alpha1): what the
+/// provider's conversion webhook serves.
 #[must_use]
 pub fn converter(
     resolver: impl ApiVersionResolver + 'static,
@@ -32,48 +43,55 @@ pub fn converter(
     HubSpokeConverter::new(resolver).with_spoke::<v1alpha1::FooMachinePool>()
 }
 
-/// Adds a contract label: which CRD versions implement which Cluster API contract
-/// (`cluster.x-k8s.io/<contract>: <version>_<version>`).
-fn label(
-    mut crd: CustomResourceDefinition,
-    labels: &[(Contract, &str)],
-) -> CustomResourceDefinition {
-    let map = crd.metadata.labels.get_or_insert_with(Default::default);
-    for (contract, versions) in labels {
-        map.insert(contract.label().to_owned(), (*versions).to_owned());
-    }
-    crd
+/// Why the CRDs could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum CrdError {
+    /// The derived versions do not merge.
+    #[error("failed to merge the FooMachinePool CRD versions")]
+    Merge(#[source] MergeError),
+    /// A contract label names a version the CRD lacks.
+    #[error(transparent)]
+    Label(#[from] ContractLabelError),
 }
 
 /// The FooMachinePool CRD (both versions, v1beta1 stored) and the FooMachinePoolTemplate CRD,
 /// with their contract labels.
 ///
-/// # Panics
-/// Never: the derived CRDs have the same group, kind and scope, which is all `merge_crds` checks.
-#[must_use]
-pub fn crds() -> Vec<CustomResourceDefinition> {
-    #[allow(clippy::expect_used)]
-    let pool = kube::core::crd::merge_crds(
+/// FooMachinePool's labels are added after `merge_crds`, which keeps the storage version's
+/// metadata only: a `#[kube(label(..))]` on the v1alpha1 derive would vanish. The template
+/// has one version, so its label is on its derive.
+///
+/// # Errors
+/// When the derived CRDs do not merge or a label names a missing version (never for these
+/// types; the unit tests build them).
+pub fn try_crds() -> Result<Vec<CustomResourceDefinition>, CrdError> {
+    let mut pool = kube::core::crd::merge_crds(
         vec![
             v1alpha1::FooMachinePool::crd(),
             v1beta1::FooMachinePool::crd(),
         ],
         "v1beta1",
     )
-    .expect("both versions derive the same kind");
-    vec![
-        label(
-            pool,
-            &[
-                (Contract::V1Beta1, "v1alpha1"),
-                (Contract::V1Beta2, "v1beta1"),
-            ],
-        ),
-        label(
-            v1beta1::FooMachinePoolTemplate::crd(),
-            &[(Contract::V1Beta2, "v1beta1")],
-        ),
-    ]
+    .map_err(CrdError::Merge)?;
+    add_contract_labels(
+        &mut pool,
+        &[
+            (Contract::V1Beta1, &["v1alpha1"]),
+            (Contract::V1Beta2, &["v1beta1"]),
+        ],
+    )?;
+    Ok(vec![pool, v1beta1::FooMachinePoolTemplate::crd()])
+}
+
+/// [`try_crds`] for callers that print or install the CRDs.
+///
+/// # Panics
+/// Never: [`try_crds`] fails only for types that do not merge, and the unit tests build
+/// these.
+#[must_use]
+pub fn crds() -> Vec<CustomResourceDefinition> {
+    #[allow(clippy::expect_used)]
+    try_crds().expect("the FooMachinePool versions merge and are labelled")
 }
 
 /// Types of the conditions the provider reports and summarises into `Ready`.
@@ -89,4 +107,35 @@ pub fn ready_condition(pool: &v1beta1::FooMachinePool) -> Condition {
     summary(pool, "Ready", &opts).unwrap_or_else(|e| {
         capi_conditions::new_condition("Ready", "Unknown", "InternalError", &e.to_string())
     })
+}
+
+/// The status a pool controller applies, and whether it should stop there (paused).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatusUpdate {
+    /// The server-side apply body for the status subresource (`kube::Api::patch_status`
+    /// with `Patch::Apply`).
+    pub apply: StatusApply<v1beta1::FooMachinePool, v1beta1::FooMachinePoolStatus>,
+    /// The pool is paused: reconcile nothing else.
+    pub paused: bool,
+}
+
+/// One reconcile's status: sets `Paused` (the Cluster's `spec.paused`, or the pool's
+/// `cluster.x-k8s.io/paused` annotation) and `Ready` on `pool`, and returns the apply body
+/// holding its whole status.
+#[must_use]
+pub fn status_update(
+    pool: &mut v1beta1::FooMachinePool,
+    cluster_paused: bool,
+    now: &Time,
+) -> StatusUpdate {
+    let paused = set_paused(pool, cluster_paused, now);
+    let ready = ready_condition(pool);
+    set(pool, ready, now);
+    let name = pool.metadata.name.clone().unwrap_or_default();
+    let namespace = pool.metadata.namespace.clone();
+    let status = pool.status.clone().unwrap_or_default();
+    StatusUpdate {
+        apply: status_apply(&name, namespace.as_deref(), status),
+        paused,
+    }
 }

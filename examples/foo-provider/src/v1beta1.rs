@@ -1,5 +1,13 @@
-//! `infrastructure.foo.example.com/v1beta1`: storage version, v1beta2 contract.
+//! `infrastructure.foo.example.com/v1beta1`: storage version (the hub), v1beta2 contract.
+//!
+//! It holds everything [`crate::v1alpha1`] holds (its v1beta1-contract conditions under
+//! `status.deprecated.v1beta1`, as upstream's v1beta2 types keep theirs) and more
+//! (`spec.additionalTags`, v1beta2 conditions, `initialization.provisioned: false`), which a
+//! v1alpha1 object carries in its conversion-data annotation.
 
+use std::collections::BTreeMap;
+
+use capi_machinepool_api::v1beta1::LegacyCondition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::CustomResource;
 use schemars::JsonSchema;
@@ -14,6 +22,7 @@ use serde::{Deserialize, Serialize};
     namespaced,
     status = "FooMachinePoolStatus",
     category = "cluster-api",
+    derive = "PartialEq",
     doc = "A pool of Foo instances (InfraMachinePool)."
 )]
 #[serde(rename_all = "camelCase")]
@@ -37,6 +46,9 @@ pub struct FooMachinePoolSpec {
     /// Instance type of the pool.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub instance_type: String,
+    /// Tags added to every instance (new in v1beta1: v1alpha1 has no such field).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub additional_tags: BTreeMap<String, String>,
 }
 
 /// Observed state of a pool.
@@ -54,6 +66,37 @@ pub struct FooMachinePoolStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]), length(max = 32))]
     pub conditions: Vec<Condition>,
+    /// Fields of older contracts, kept while clients may still read them.
+    #[serde(default, skip_serializing_if = "Deprecated::is_empty")]
+    pub deprecated: Deprecated,
+}
+
+/// Status fields of older contracts (upstream's `status.deprecated`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Deprecated {
+    /// The v1beta1 contract's fields.
+    #[serde(default, skip_serializing_if = "V1Beta1Status::is_empty")]
+    pub v1beta1: V1Beta1Status,
+}
+
+impl Deprecated {
+    fn is_empty(&self) -> bool {
+        self.v1beta1.is_empty()
+    }
+}
+
+/// The v1beta1 contract's status fields.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct V1Beta1Status {
+    /// Cluster API v1beta1 conditions (with severity), as v1alpha1 reports them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<LegacyCondition>,
+}
+
+impl V1Beta1Status {
+    fn is_empty(&self) -> bool {
+        self.conditions.is_empty()
+    }
 }
 
 /// Initialization progress.
@@ -70,7 +113,9 @@ impl Initialization {
     }
 }
 
-/// A template for FooMachinePools (ClusterClass).
+/// A template for FooMachinePools (ClusterClass). It has one version, so its contract label
+/// can be written on the derive: nothing merges its CRD (see [`crate::crds`] for the
+/// multi-version kind).
 #[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[kube(
     group = "infrastructure.foo.example.com",
@@ -78,6 +123,7 @@ impl Initialization {
     kind = "FooMachinePoolTemplate",
     namespaced,
     category = "cluster-api",
+    label("cluster.x-k8s.io/v1beta2", "v1beta1"),
     doc = "A template for FooMachinePools (InfraMachinePoolTemplate)."
 )]
 pub struct FooMachinePoolTemplateSpec {

@@ -5,7 +5,7 @@
 use capi_conditions::{new_condition, set};
 use capi_contract_check::{CheckOptions, CrdInput, Outcome, check, check_crds};
 use capi_machinepool_conversion::{StaticResolver, review};
-use foo_provider::{converter, crds, ready_condition, v1beta1};
+use foo_provider::{converter, ready_condition, status_update, v1beta1};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use serde_json::{Value, json};
@@ -13,7 +13,20 @@ use serde_json::{Value, json};
 #[test]
 fn own_crds_pass_the_contract_check() {
     // What a provider writes in its own unit tests: the typed CRDs through the library API.
-    let report = check(&crds());
+    let crds = foo_provider::try_crds().unwrap();
+    let labels = |i: usize| crds[i].metadata.labels.clone().unwrap_or_default();
+    assert_eq!(
+        labels(0)["cluster.x-k8s.io/v1beta1"],
+        "v1alpha1",
+        "added after merge_crds"
+    );
+    assert_eq!(labels(0)["cluster.x-k8s.io/v1beta2"], "v1beta1");
+    assert_eq!(
+        labels(1)["cluster.x-k8s.io/v1beta2"],
+        "v1beta1",
+        "#[kube(label)]"
+    );
+    let report = check(&crds);
     assert!(report.passes(), "{report}");
     for opts in [
         CheckOptions::default(),
@@ -22,7 +35,7 @@ fn own_crds_pass_the_contract_check() {
             ..CheckOptions::default()
         },
     ] {
-        let inputs: Vec<CrdInput> = crds().iter().map(CrdInput::from).collect();
+        let inputs: Vec<CrdInput> = crds.iter().map(CrdInput::from).collect();
         let report = check_crds(&inputs, &opts);
         let problems: Vec<_> = report
             .findings
@@ -46,22 +59,64 @@ fn own_crds_pass_the_contract_check() {
     }
 }
 
-#[test]
-fn converts_through_the_generic_handler() {
+fn review(desired: &str, object: &Value) -> Value {
     let converter = converter(StaticResolver::new());
-    let spoke = json!({"apiVersion": "infrastructure.foo.example.com/v1alpha1", "kind": "FooMachinePool", "metadata": {"name": "p", "namespace": "default"},
-        "spec": {"providerIDList": ["foo://1"], "instanceType": "large"}, "status": {"ready": true, "replicas": 1}});
-    let body = serde_json::to_vec(&json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-        "request": {"uid": "u", "desiredAPIVersion": "infrastructure.foo.example.com/v1beta1", "objects": [spoke.clone()]}})).unwrap();
+    let body = serde_json::to_vec(
+        &json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+        "request": {"uid": "u", "desiredAPIVersion": desired, "objects": [object]}}),
+    )
+    .unwrap();
     let out: Value = serde_json::from_slice(&review::handle_bytes(&converter, &body).body).unwrap();
-    let hub = &out["response"]["convertedObjects"][0];
-    assert_eq!(hub["apiVersion"], "infrastructure.foo.example.com/v1beta1");
+    assert_eq!(out["response"]["result"]["status"], "Success", "{out}");
+    out["response"]["convertedObjects"][0].clone()
+}
+
+/// What the API server does with a stored v1beta1 object read as v1alpha1 and written back:
+/// nothing v1alpha1 lacks is lost.
+#[test]
+fn a_hub_converts_down_and_back_through_the_webhook_equal() {
+    let hub = json!({"apiVersion": "infrastructure.foo.example.com/v1beta1", "kind": "FooMachinePool",
+        "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"providerIDList": ["foo://1"], "instanceType": "large", "additionalTags": {"team": "a"}},
+        "status": {"initialization": {"provisioned": false}, "replicas": 1,
+            "conditions": [{"type": "Ready", "status": "False", "lastTransitionTime": "2026-01-02T03:04:05Z", "reason": "NotReady", "message": "waiting"}],
+            "deprecated": {"v1beta1": {"conditions": [{"type": "Ready", "status": "False", "severity": "Info", "lastTransitionTime": "2026-01-02T03:04:05Z", "reason": "NotReady"}]}}}});
+    let spoke = review("infrastructure.foo.example.com/v1alpha1", &hub);
+    assert_eq!(spoke["status"]["ready"], false);
+    assert_eq!(spoke["status"]["conditions"][0]["severity"], "Info");
+    assert!(
+        spoke["metadata"]["annotations"]["cluster.x-k8s.io/conversion-data"]
+            .as_str()
+            .unwrap()
+            .contains("\"additionalTags\":{\"team\":\"a\"}")
+    );
+    assert_eq!(
+        review("infrastructure.foo.example.com/v1beta1", &spoke),
+        hub
+    );
+}
+
+/// A v1alpha1 object a user wrote converts up and back to itself, less the conversion-data
+/// annotation the down-conversion adds (upstream's FuzzTestFunc "spoke-hub-spoke" removes
+/// it before comparing).
+#[test]
+fn a_spoke_converts_up_and_back_equal() {
+    let spoke = json!({"apiVersion": "infrastructure.foo.example.com/v1alpha1", "kind": "FooMachinePool",
+        "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"providerIDList": ["foo://1"], "instanceType": "large"}, "status": {"ready": true, "replicas": 1}});
+    let hub = review("infrastructure.foo.example.com/v1beta1", &spoke);
     assert_eq!(hub["status"]["initialization"]["provisioned"], true);
-    let body = serde_json::to_vec(&json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-        "request": {"uid": "u", "desiredAPIVersion": "infrastructure.foo.example.com/v1alpha1", "objects": [hub]}})).unwrap();
-    let back: Value =
-        serde_json::from_slice(&review::handle_bytes(&converter, &body).body).unwrap();
-    assert_eq!(back["response"]["convertedObjects"][0], spoke);
+    let mut back = review("infrastructure.foo.example.com/v1alpha1", &hub);
+    let annotations = back["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("annotations")
+        .unwrap();
+    assert_eq!(
+        annotations.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["cluster.x-k8s.io/conversion-data"]
+    );
+    assert_eq!(back, spoke);
 }
 
 #[test]
@@ -96,4 +151,31 @@ fn ready_is_a_summary_of_the_provider_conditions() {
         &now,
     );
     assert_eq!(ready_condition(&pool).status, "True");
+}
+
+/// A reconcile's status: Paused from the pool's annotation, Ready, in an apply body that
+/// holds name, namespace and status only.
+#[test]
+fn status_update_sets_paused_and_ready_in_an_apply_body() {
+    let now = Time(Timestamp::from_second(1_800_000_000).unwrap());
+    let mut pool = v1beta1::FooMachinePool::new("pool", Default::default());
+    pool.metadata.namespace = Some("default".into());
+    pool.metadata.generation = Some(2);
+    pool.metadata.annotations =
+        Some([("cluster.x-k8s.io/paused".to_owned(), String::new())].into());
+    pool.spec.instance_type = "large".into();
+    let update = status_update(&mut pool, false, &now);
+    assert!(update.paused);
+    assert_eq!(
+        serde_json::to_value(&update.apply).unwrap(),
+        json!({"apiVersion": "infrastructure.foo.example.com/v1beta1", "kind": "FooMachinePool",
+            "metadata": {"name": "pool", "namespace": "default"},
+            "status": {"replicas": 0, "conditions": [
+                {"type": "Ready", "status": "Unknown", "observedGeneration": 2, "lastTransitionTime": "2027-01-15T08:00:00Z",
+                 "reason": "UnknownReported", "message": "* ScalingGroupReady: Condition not yet reported\n* LaunchTemplateReady: Condition not yet reported"},
+                {"type": "Paused", "status": "True", "observedGeneration": 2, "lastTransitionTime": "2027-01-15T08:00:00Z",
+                 "reason": "Paused", "message": "FooMachinePool has the cluster.x-k8s.io/paused annotation"}]}})
+    );
+    pool.metadata.annotations = None;
+    assert!(!status_update(&mut pool, false, &now).paused);
 }
