@@ -92,6 +92,22 @@ pub struct Problem {
     pub kind: ProblemKind,
 }
 
+/// `spec.providerIDList[i]: what is wrong` (or `spec.providerIDList: ...` for the list).
+///
+/// ```
+/// use capi_contract::provider_ids::{Problem, ProblemKind};
+/// let p = Problem { index: Some(2), kind: ProblemKind::Empty };
+/// assert_eq!(p.to_string(), "spec.providerIDList[2]: entry is empty");
+/// ```
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.index {
+            Some(i) => write!(f, "spec.providerIDList[{i}]: {}", self.kind),
+            None => write!(f, "spec.providerIDList: {}", self.kind),
+        }
+    }
+}
+
 impl fmt::Display for ProblemKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
