@@ -22,6 +22,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod budget;
 mod error;
 pub mod kustomize;
 mod limits;

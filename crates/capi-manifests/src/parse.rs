@@ -3,7 +3,7 @@
 use capi_machinepool_api::excerpt::Excerpt;
 use serde_json::Value;
 
-use crate::split::RawDocument;
+use crate::split::{Documents, RawDocument};
 use crate::{Limits, ManifestError, Source};
 
 fn options(limits: &Limits) -> serde_saphyr::Options {
@@ -45,6 +45,27 @@ pub fn parse(text: &str, source: &Source, limits: &Limits) -> Result<Value, Mani
         })
 }
 
+/// Every document of a text (empty ones and `null`s left out), parsed one at a time.
+///
+/// # Errors
+/// The first document that cannot be split or parsed (its file, document and line named).
+///
+/// ```
+/// use capi_manifests::{Limits, parse::documents};
+/// let docs = documents("a: 1\n--- {b: 2}\n", "s.yaml", &Limits::default()).unwrap();
+/// assert_eq!((docs[1].source.document, docs[1].value["b"].as_i64()), (1, Some(2)));
+/// ```
+pub fn documents(text: &str, name: &str, limits: &Limits) -> Result<Vec<Document>, ManifestError> {
+    let mut out = Vec::new();
+    for raw in Documents::new(text.as_bytes(), name, *limits) {
+        let raw = raw?;
+        if let Some(value) = raw.parse(limits)?.filter(|v| !v.is_null()) {
+            out.push(Document::new(raw.source, value));
+        }
+    }
+    Ok(out)
+}
+
 /// A parsed document with its source.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Document {
@@ -55,6 +76,18 @@ pub struct Document {
     /// Kustomization fields that were not emulated and could have changed this document
     /// (`path: field`); empty for documents read as they are.
     pub caveats: Vec<String>,
+}
+
+impl Document {
+    /// A document with no caveat.
+    #[must_use]
+    pub fn new(source: Source, value: Value) -> Self {
+        Self {
+            source,
+            value,
+            caveats: Vec::new(),
+        }
+    }
 }
 
 impl RawDocument {
