@@ -23,8 +23,8 @@ use crate::rules;
 /// let mut checker = Checker::new(CheckOptions::default());
 /// checker.add_crd(&serde_json::json!({"kind": "ConfigMap"}).into());
 /// let report = checker.finish();
-/// assert!(report.findings.is_empty());
 /// assert_eq!(report.skipped.len(), 1);
+/// assert!(!report.passes(), "no InfraMachinePool CRD: nothing was checked");
 /// ```
 #[derive(Debug)]
 pub struct Checker {
@@ -52,9 +52,11 @@ impl Checker {
         self.opts.only_contract.unwrap_or(Contract::CURRENT)
     }
 
-    /// Checks a CRD; one that is not an InfraMachinePool (or template) is listed as skipped.
+    /// Checks a CRD; one that is not an InfraMachinePool (or template), or is of an API
+    /// version the API server no longer serves, is listed as skipped.
     pub fn add_crd(&mut self, input: &CrdInput) {
-        let role = match classify(&input.crd) {
+        let role = match unserved_api_version(&input.crd).map_or_else(|| classify(&input.crd), Err)
+        {
             Ok(role) => role,
             Err(reason) => {
                 let from = input
@@ -128,11 +130,12 @@ impl Checker {
         &self.report
     }
 
-    /// Adds, for each pool, whether its template CRD was among the inputs, and returns the
-    /// report.
+    /// Adds, for each pool, whether its template CRD was among the inputs, fails when there
+    /// was no pool to check, and returns the report.
     #[must_use]
     pub fn finish(mut self) -> Report {
         let contract = self.contract();
+        self.check_something_checked(contract);
         for (group, kind, subject) in std::mem::take(&mut self.pools) {
             let template = format!("{kind}Template");
             let check = self.report.check(
@@ -152,6 +155,57 @@ impl Checker {
         }
         self.report
     }
+}
+
+impl Checker {
+    /// Nothing checked is never a pass: without an InfraMachinePool CRD among the inputs
+    /// (a misspelled kind, a file not read, a wrong group), the run fails and says what was
+    /// read instead.
+    fn check_something_checked(&mut self, contract: Contract) {
+        if !self.pools.is_empty() {
+            return;
+        }
+        let read: Vec<&str> = self
+            .report
+            .skipped
+            .iter()
+            .take(3)
+            .map(String::as_str)
+            .collect();
+        let more = self.report.skipped.len().saturating_sub(read.len());
+        let mut message =
+            String::from("no InfraMachinePool CRD among the inputs: nothing was checked");
+        if !read.is_empty() {
+            message.push_str(&format!("; read instead: {}", read.join("; ")));
+        }
+        if more > 0 {
+            message.push_str(&format!(" (and {more} more)"));
+        }
+        let subject = Arc::new(Subject::new(Target::Inputs, None));
+        self.report
+            .check(&rules::INFRA_MACHINE_POOL_CRD, &subject, contract, "spec.names.kind")
+            .fail(
+                message,
+                "give the provider's InfraMachinePool CRD (kind `<Name>MachinePool`, group `infrastructure.cluster.x-k8s.io` or the provider's own); if it is there, check its kind, its group, its `apiVersion` and its file name (`*.yaml`, `*.yml` or `*.json`)",
+            );
+    }
+}
+
+/// Why a CRD of an `apiextensions.k8s.io` version other than `v1` is not checked: `v1beta1`
+/// CRDs are no longer served since Kubernetes 1.22 (Kubernetes deprecated API migration
+/// guide, "v1.22": "The apiextensions.k8s.io/v1beta1 API version of
+/// CustomResourceDefinition is no longer served").
+fn unserved_api_version(crd: &Value) -> Option<String> {
+    let api_version = crd["apiVersion"].as_str()?;
+    let version = api_version.strip_prefix("apiextensions.k8s.io/")?;
+    (version != "v1").then(|| {
+        let name = crd["metadata"]["name"].as_str().unwrap_or("<unnamed>");
+        format!(
+            "{}: apiextensions.k8s.io/{} is not served by Kubernetes since 1.22; use apiextensions.k8s.io/v1",
+            capi_machinepool_api::excerpt::excerpt(name),
+            capi_machinepool_api::excerpt::excerpt(version)
+        )
+    })
 }
 
 /// Checks every CRD with `opts` (see [`Checker`]).

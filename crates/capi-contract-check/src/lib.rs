@@ -14,7 +14,8 @@
 //! # let my_crds: Vec<capi_machinepool_api::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> = vec![];
 //! // In a provider's unit test: `check(&[MyPool::crd(), MyPoolTemplate::crd()])`.
 //! let report = check(&my_crds);
-//! assert!(report.passes(), "{report}");
+//! // Here `my_crds` is empty: nothing checked is never a pass.
+//! assert!(!report.passes(), "{report}");
 //! ```
 #![deny(missing_docs)]
 

@@ -650,6 +650,22 @@ pub static KUSTOMIZE_RENDERING: Rule = Rule {
     when_absent: "labels or patches the checker could not apply are not seen; pipe `kustomize build` instead",
 };
 
+/// `inframachinepool-crd`: The inputs hold an InfraMachinePool CRD; nothing checked is never
+/// a pass.
+pub static INFRA_MACHINE_POOL_CRD: Rule = Rule {
+    id: "inframachinepool-crd",
+    title: "The inputs hold an InfraMachinePool CRD (nothing checked is never a pass)",
+    level: Level::Must,
+    contracts: BOTH,
+    applies_to: AppliesTo::InfraMachinePool,
+    checked_on: CheckedOn::Inputs,
+    anchor: "inframachinepool-inframachinepoollist-resource-definition",
+    field: "CRD `<Kind>MachinePool`",
+    shape: "an `apiextensions.k8s.io/v1` CRD of a kind ending in `MachinePool`, outside group `cluster.x-k8s.io`",
+    read_by: "this checker: every other CRD rule is checked on it",
+    when_absent: "nothing is checked (a misspelled kind, a missing file, a wrong group): the check fails",
+};
+
 /// Every rule, in contract page order.
 pub static RULES: &[&Rule] = &[
     &SCOPE,
@@ -686,6 +702,7 @@ pub static RULES: &[&Rule] = &[
     &MULTI_TENANCY,
     &CLUSTERCTL,
     &DEPRECATED_CONTRACT,
+    &INFRA_MACHINE_POOL_CRD,
     &KUSTOMIZE_RENDERING,
 ];
 

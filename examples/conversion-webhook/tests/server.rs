@@ -66,8 +66,7 @@ async fn server_with(
         std::env::temp_dir().join(format!("conversion-webhook-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cert = write_cert(&dir);
-    let crds = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/corpus/providers/capi-provider-scaleway");
+    let crds = capi_test_support::partial_tree("corpus/providers/capi-provider-scaleway");
     let (tx, rx) = oneshot::channel();
     let config = Config {
         addr: "127.0.0.1:0".parse().unwrap(),
