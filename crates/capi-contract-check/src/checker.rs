@@ -32,6 +32,8 @@ pub struct Checker {
     report: Report,
     pools: Vec<(String, String, Arc<Subject>)>,
     templates: BTreeSet<(String, String)>,
+    /// Why CRDs whose kind looks like a pool's (`*machinepool*`, any case) were skipped.
+    pool_like: Vec<String>,
 }
 
 impl Checker {
@@ -43,6 +45,7 @@ impl Checker {
             report: Report::default(),
             pools: Vec::new(),
             templates: BTreeSet::new(),
+            pool_like: Vec::new(),
         }
     }
 
@@ -63,6 +66,12 @@ impl Checker {
                     .source
                     .as_ref()
                     .map_or_else(String::new, |s| format!(" ({s})"));
+                let kind = input.crd["spec"]["names"]["kind"]
+                    .as_str()
+                    .unwrap_or_default();
+                if kind.to_ascii_lowercase().contains("machinepool") {
+                    self.pool_like.push(format!("{reason}{from}"));
+                }
                 self.report.skipped.push(format!("{reason}{from}"));
                 return;
             }
@@ -165,13 +174,18 @@ impl Checker {
         if !self.pools.is_empty() {
             return;
         }
-        let read: Vec<&str> = self
-            .report
-            .skipped
-            .iter()
-            .take(3)
-            .map(String::as_str)
-            .collect();
+        // Near misses first: a misspelled kind or a wrong group is the likely mistake.
+        let pool_like: Vec<&str> = self.pool_like.iter().map(String::as_str).collect();
+        let read: Vec<&str> = if pool_like.is_empty() {
+            self.report
+                .skipped
+                .iter()
+                .take(3)
+                .map(String::as_str)
+                .collect()
+        } else {
+            pool_like.into_iter().take(3).collect()
+        };
         let more = self.report.skipped.len().saturating_sub(read.len());
         let mut message =
             String::from("no InfraMachinePool CRD among the inputs: nothing was checked");

@@ -5,7 +5,7 @@
 //! matches case-insensitively (`Resources:` is `resources:`; Go's `bytes.EqualFold` also folds
 //! the Kelvin sign to `k` and the long s to `s`), and a field that matches nothing is an error,
 //! at the top level and inside the entries of `patches`, `patchesJson6902`, `labels` and
-//! their `target`s. Checked with `kubectl kustomize` (v1.33): `bogusField: true` and a
+//! their `target`s. Checked with `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0): `bogusField: true` and a
 //! `target` with `foo: 1` fail, `Resources:` and `commonlabels:` are applied.
 
 use serde_json::{Map, Value};
@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn names_match_case_insensitively_as_kustomize_reads_them() {
-        // `kubectl kustomize` (v1.33) applies `Resources:` and `commonlabels:`.
+        // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0) applies `Resources:` and `commonlabels:`.
         assert_eq!(
             canon(json!({"Resources": ["a.yaml"], "commonlabels": {"a": "b"}})).unwrap(),
             json!({"resources": ["a.yaml"], "commonLabels": {"a": "b"}})
@@ -265,7 +265,7 @@ mod tests {
 
     #[test]
     fn unknown_fields_are_refused_at_every_level() {
-        // `kubectl kustomize` (v1.33): `invalid Kustomization: json: unknown field "bogusField"`
+        // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0): `invalid Kustomization: json: unknown field "bogusField"`
         // and, in a patch target, `unknown field "foo"`.
         let err = canon(json!({"bogusField": true})).unwrap_err();
         assert_eq!(

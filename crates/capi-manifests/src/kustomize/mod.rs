@@ -311,7 +311,7 @@ impl Ctx<'_> {
     ) -> Result<Vec<Document>, ManifestError> {
         let path = self.dir.join(name);
         if std::fs::symlink_metadata(&path).is_err() {
-            // `kubectl kustomize` (v1.33): "accumulating resources from 'mp.yaml': ... no such
+            // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0): "accumulating resources from 'mp.yaml': ... no such
             // file or directory".
             return Err(self.error(format!(
                 "{field}: {} does not exist (kustomize fails on a missing resource)",
@@ -340,7 +340,7 @@ impl Ctx<'_> {
     fn patch_file(&mut self, name: &str, field: &str) -> Result<Rc<PatchSet>, ManifestError> {
         let path = self.dir.join(name);
         if std::fs::symlink_metadata(&path).is_err() {
-            // `kubectl kustomize` (v1.33): "failed to get the patch file from path(nope.yaml)".
+            // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0): "failed to get the patch file from path(nope.yaml)".
             return Err(self.error(format!(
                 "{field}: patch {} does not exist (kustomize fails on a missing patch file)",
                 display(&path)
@@ -476,7 +476,7 @@ impl Ctx<'_> {
         field: &str,
     ) -> Result<(), ManifestError> {
         if patch["metadata"]["name"].as_str().is_none_or(str::is_empty) {
-            // `kubectl kustomize` (v1.33) refuses such a patch, with or without a target:
+            // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0) refuses such a patch, with or without a target:
             // "unable to parse SM or JSON patch".
             return Err(self.error(format!(
                 "{field}: a strategic merge patch needs metadata.name (kustomize: unable to parse SM or JSON patch)"

@@ -10,7 +10,7 @@ use crate::budget::{depth, nodes};
 
 /// Applies a strategic merge patch to a resource as kustomize does: a `$patch: replace` at the
 /// root of the patch is ignored (`kubectl kustomize` leaves the resource unchanged, checked on
-/// kubectl v1.33 with a patch holding only `metadata`), everything else as [`strategic_merge`].
+/// kubectl v1.32 (kustomize v5.5.0) with a patch holding only `metadata`), everything else as [`strategic_merge`].
 pub fn patch_resource(resource: &mut Value, patch: &Value) {
     if patch.get("$patch").and_then(Value::as_str) == Some("replace") {
         return;
@@ -337,7 +337,7 @@ mod tests {
 
     #[test]
     fn a_root_replace_leaves_the_resource_as_it_was() {
-        // `kubectl kustomize` (v1.33) prints the CRD unchanged for a patch of
+        // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0) prints the CRD unchanged for a patch of
         // `$patch: replace` with only apiVersion, kind and metadata.
         let crd = json!({"kind": "CustomResourceDefinition", "metadata": {"name": "a"}, "spec": {"group": "g"}});
         let mut doc = crd.clone();
