@@ -52,8 +52,10 @@ fn split_documents_inputs() {
         }
         // Where the parser reads the stream (not `marker-like-end-after-start`, which only
         // broke the check above), the splitter gives the same documents.
-        let Ok(parser) = serde_saphyr::from_multiple::<Value>(text.trim_start_matches('\u{feff}'))
-        else {
+        let Ok(parser) = serde_saphyr::from_multiple_with_options::<Value>(
+            text.trim_start_matches('\u{feff}'),
+            capi_test_support::kubectl_yaml_options(),
+        ) else {
             continue;
         };
         let parser: Vec<Value> = parser.into_iter().filter(|v| !v.is_null()).collect();

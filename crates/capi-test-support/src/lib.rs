@@ -78,6 +78,15 @@ pub fn partial_tree(rel: &str) -> PathBuf {
     to
 }
 
+/// serde-saphyr's options for reading YAML as `capi_manifests` (and kubectl's YAML 1.1
+/// reader) does: `017` is the octal 15.
+#[must_use]
+pub fn kubectl_yaml_options() -> serde_saphyr::Options {
+    let mut options = serde_saphyr::Options::default();
+    options.legacy_octal_numbers = true;
+    options
+}
+
 /// Every document of a YAML fixture (multi-document streams included), as JSON.
 ///
 /// # Panics
