@@ -46,3 +46,24 @@ fn github_titles_are_escaped_like_messages() {
         "{text:?}"
     );
 }
+
+/// A file name that is not UTF-8 is shown with its bytes (`\xFF`), not lossily: two such
+/// names never print alike.
+#[cfg(unix)]
+#[test]
+fn names_that_are_not_utf8_are_shown_with_their_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = std::env::temp_dir().join(format!("capi-non-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(std::ffi::OsStr::from_bytes(b"crd\xff.yaml"));
+    std::fs::write(&path, CRD).unwrap();
+    let out = common::bin()
+        .args(["check", "--format", "github"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("crd\\xFF.yaml"), "{text}");
+    assert!(!text.contains('\u{fffd}'), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

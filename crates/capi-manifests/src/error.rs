@@ -104,16 +104,21 @@ pub enum ManifestError {
 impl ManifestError {
     pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
         Self::Io {
-            path: display(path),
+            path: display_path(path),
             source,
         }
     }
 }
 
-/// A path for messages, with control characters escaped and bytes that are not UTF-8 written
-/// as `\xNN` (two different file names never print alike).
+/// A path for messages and sources, with control characters escaped and bytes that are not
+/// UTF-8 written as `\xNN` (two different file names never print alike).
+///
+/// ```
+/// let shown = capi_manifests::display_path(std::path::Path::new("a\u{1b}.yaml"));
+/// assert_eq!(shown, "a\\u{1b}.yaml");
+/// ```
 #[must_use]
-pub(crate) fn display(path: &Path) -> String {
+pub fn display_path(path: &Path) -> String {
     let text = path_text(path);
     Excerpt::with_max_chars(&text, 400).to_string()
 }

@@ -32,7 +32,7 @@ mod source;
 pub mod split;
 pub mod tree;
 
-pub use error::ManifestError;
+pub use error::{ManifestError, display_path};
 pub use limits::Limits;
 pub use parse::Document;
 pub use source::Source;

@@ -95,7 +95,7 @@ fn load_dir(
             Entry::Dir(sub) => load_dir(tree, &sub, depth + 1, out)?,
             Entry::File(file) => {
                 if let Some(text) = tree.read(&file)? {
-                    let name = crate::error::display(&file);
+                    let name = crate::error::display_path(&file);
                     let limits = *tree.limits();
                     push_text(out, tree.budget(), &text, &name, &limits)?;
                 }
@@ -132,7 +132,7 @@ pub fn load(paths: &[PathBuf], limits: Limits) -> Result<Loaded, ManifestError> 
             budget = *tree.budget();
         } else {
             let text = crate::tree::read_file(path, &limits)?;
-            let name = crate::error::display(path);
+            let name = crate::error::display_path(path);
             push_text(&mut out, &mut budget, &text, &name, &limits)?;
         }
     }

@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::budget::Budget;
-use crate::error::display;
+use crate::error::display_path as display;
 use crate::{Limits, ManifestError};
 
 /// File names kustomize looks for in a directory.

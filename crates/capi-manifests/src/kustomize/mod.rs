@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 
 use crate::ManifestError;
 use crate::budget::nodes;
-use crate::error::display;
+use crate::error::display_path as display;
 use crate::parse::{Document, documents};
 use crate::tree::Tree;
 
