@@ -48,7 +48,7 @@ fn many_alias_expanded_documents_in_a_directory_break_the_total_budget() {
         max_total_nodes: 10 * ALIAS_DOCUMENT_NODES,
         ..Limits::default()
     };
-    let err = load(&[dir.clone()], limits).unwrap_err();
+    let err = load(std::slice::from_ref(&dir), limits).unwrap_err();
     assert!(
         matches!(&err, ManifestError::TooManyNodes { path, .. } if path.contains("d10.yaml")),
         "the eleventh document passes the budget: {err}"
@@ -88,7 +88,7 @@ fn each_use_of_a_patch_file_counts_against_the_budget() {
         ..Limits::default()
     };
     let started = Instant::now();
-    let err = load(&[dir.clone()], limits).unwrap_err();
+    let err = load(std::slice::from_ref(&dir), limits).unwrap_err();
     assert!(
         matches!(&err, ManifestError::TooManyNodes { path, .. } if path.contains("patches[4]")),
         "the fifth use passes five patches' worth (with the CRD and kustomization): {err}"

@@ -123,12 +123,12 @@ fn check_nesting(tree: &Tree, dir: &Path, depth: usize) -> Result<(), ManifestEr
     Ok(())
 }
 
+/// A kustomization file as shown in messages, and its fields under their canonical names.
+type Kustomization = (String, Map<String, Value>);
+
 /// The kustomization file of `dir`, its fields under their canonical names; `None` when it
 /// was read before.
-fn read_kustomization(
-    tree: &mut Tree,
-    dir: &Path,
-) -> Result<Option<(String, Map<String, Value>)>, ManifestError> {
+fn read_kustomization(tree: &mut Tree, dir: &Path) -> Result<Option<Kustomization>, ManifestError> {
     let file = kustomization_file(dir).ok_or_else(|| ManifestError::Kustomization {
         path: display(dir),
         message: "no kustomization.yaml in this directory".into(),
