@@ -52,7 +52,10 @@ pub fn partial_tree(rel: &str) -> PathBuf {
     if to.exists() {
         return to;
     }
-    let work = to.with_extension("tmp");
+    // One scratch copy per call: tests of one process may make the same tree at once.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let work = to.with_extension(format!("tmp{call}"));
     let _ = std::fs::remove_dir_all(&work);
     copy(&from, &work);
     let file = work.join("kustomization.yaml");
