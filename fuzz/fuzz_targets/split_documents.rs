@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
         let at = rest.find(body).expect("a piece is text of the input, in order");
         rest = &rest[at + body.len()..];
     }
-    let Ok(parser) = serde_saphyr::from_multiple::<Value>(text.trim_start_matches('\u{feff}')) else {
+    let Ok(parser) = serde_saphyr::from_multiple_with_options::<Value>(text.trim_start_matches('\u{feff}'), kubectl_options()) else {
         return;
     };
     let parser: Vec<Value> = parser.into_iter().filter(|v| !v.is_null()).collect();
@@ -31,3 +31,11 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     assert_eq!(ours, parser);
 });
+
+/// The parser read as `capi_manifests` reads (`017` is octal, as kubectl's YAML 1.1 reader has
+/// it).
+fn kubectl_options() -> serde_saphyr::Options {
+    let mut options = serde_saphyr::Options::default();
+    options.legacy_octal_numbers = true;
+    options
+}

@@ -27,8 +27,8 @@ use crate::rules;
 /// let mut checker = Checker::new(CheckOptions::default());
 /// checker.add_crd(&serde_json::json!({"kind": "ConfigMap"}).into());
 /// let report = checker.finish();
-/// assert!(report.findings.is_empty());
 /// assert_eq!(report.skipped.len(), 1);
+/// assert!(!report.passes(), "no InfraMachinePool CRD: nothing was checked");
 /// ```
 #[derive(Debug)]
 pub struct Checker {
@@ -38,6 +38,8 @@ pub struct Checker {
     templates: BTreeSet<(String, String)>,
     catalog: Catalog,
     inventory: Inventory,
+    /// Why CRDs whose kind looks like a pool's (`*machinepool*`, any case) were skipped.
+    pool_like: Vec<String>,
 }
 
 impl Checker {
@@ -51,6 +53,7 @@ impl Checker {
             templates: BTreeSet::new(),
             catalog: Catalog::default(),
             inventory: Inventory::default(),
+            pool_like: Vec::new(),
         }
     }
 
@@ -60,8 +63,9 @@ impl Checker {
         self.opts.only_contract.unwrap_or(Contract::CURRENT)
     }
 
-    /// Checks a CRD; one that is not an InfraMachinePool (or template, or pool machine) is
-    /// listed as skipped, and remembered for the rules that judge inputs together.
+    /// Checks a CRD; one that is not an InfraMachinePool (or template, or pool machine), or is
+    /// of an API version the API server no longer serves, is listed as skipped, and remembered
+    /// for the rules that judge inputs together.
     pub fn add_crd(&mut self, input: &CrdInput) {
         let role = match classify(&input.crd) {
             Ok(role) => role,
@@ -74,6 +78,12 @@ impl Checker {
                     .source
                     .as_ref()
                     .map_or_else(String::new, |s| format!(" ({s})"));
+                let kind = input.crd["spec"]["names"]["kind"]
+                    .as_str()
+                    .unwrap_or_default();
+                if kind.to_ascii_lowercase().contains("machinepool") {
+                    self.pool_like.push(format!("{reason}{from}"));
+                }
                 self.report.skipped.push(format!("{reason}{from}"));
                 return;
             }
@@ -207,8 +217,9 @@ impl Checker {
     }
 
     /// Adds what needs every input (whether each pool's template CRD was among them, the
-    /// template schemas, MachinePool Machines, ClusterClasses and topologies), then the
-    /// capability of each InfraMachinePool kind, and returns the report.
+    /// template schemas, MachinePool Machines, ClusterClasses and topologies), fails when there
+    /// was no pool to check, then adds the capability of each InfraMachinePool kind, and
+    /// returns the report.
     #[must_use]
     pub fn finish(mut self) -> Report {
         self.templates_of_pools();
@@ -225,6 +236,7 @@ impl Checker {
     /// `template-resource`: whether each pool's template CRD was among the inputs.
     fn templates_of_pools(&mut self) {
         let contract = self.contract();
+        self.check_something_checked(contract);
         for (group, kind, subject) in std::mem::take(&mut self.pools) {
             let template = format!("{kind}Template");
             let check = self.report.check(
@@ -242,6 +254,45 @@ impl Checker {
                 );
             }
         }
+    }
+}
+
+impl Checker {
+    /// Nothing checked is never a pass: without an InfraMachinePool CRD among the inputs
+    /// (a misspelled kind, a file not read, a wrong group), the run fails and says what was
+    /// read instead.
+    fn check_something_checked(&mut self, contract: Contract) {
+        if !self.pools.is_empty() {
+            return;
+        }
+        // Near misses first: a misspelled kind or a wrong group is the likely mistake.
+        let pool_like: Vec<&str> = self.pool_like.iter().map(String::as_str).collect();
+        let read: Vec<&str> = if pool_like.is_empty() {
+            self.report
+                .skipped
+                .iter()
+                .take(3)
+                .map(String::as_str)
+                .collect()
+        } else {
+            pool_like.into_iter().take(3).collect()
+        };
+        let more = self.report.skipped.len().saturating_sub(read.len());
+        let mut message =
+            String::from("no InfraMachinePool CRD among the inputs: nothing was checked");
+        if !read.is_empty() {
+            message.push_str(&format!("; read instead: {}", read.join("; ")));
+        }
+        if more > 0 {
+            message.push_str(&format!(" (and {more} more)"));
+        }
+        let subject = Arc::new(Subject::new(Target::Inputs, None));
+        self.report
+            .check(&rules::INFRA_MACHINE_POOL_CRD, &subject, contract, "spec.names.kind")
+            .fail(
+                message,
+                "give the provider's InfraMachinePool CRD (kind `<Name>MachinePool`, group `infrastructure.cluster.x-k8s.io` or the provider's own); if it is there, check its kind, its group, its `apiVersion` and its file name (`*.yaml`, `*.yml` or `*.json`)",
+            );
     }
 }
 

@@ -1,6 +1,7 @@
 //! What the checker reads: CRDs (from files, documents or typed values) and the options.
 
 use capi_contract::Contract;
+use capi_diagnostics::Excerpt;
 use capi_manifests::{Document, Source};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
@@ -108,26 +109,43 @@ pub(crate) const CORE_GROUP: &str = "cluster.x-k8s.io";
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NotChecked {
     /// The document is not a CustomResourceDefinition.
-    #[error("{name}: not a CustomResourceDefinition")]
+    #[error("{}: not a CustomResourceDefinition", Excerpt::new(name))]
     NotACrd {
         /// `metadata.name`, or `<unnamed>`.
         name: String,
     },
     /// A CRD of core Cluster API.
-    #[error("{name}: core Cluster API CRD (group {CORE_GROUP})")]
+    #[error("{}: core Cluster API CRD (group {CORE_GROUP})", Excerpt::new(name))]
     CoreCrd {
         /// The CRD name.
         name: String,
     },
     /// A CRD of another kind.
     #[error(
-        "{name}: kind {kind} is not an InfraMachinePool, InfraMachinePoolTemplate or InfraMachinePoolMachine"
+        "{}: kind {} is not an InfraMachinePool, InfraMachinePoolTemplate or InfraMachinePoolMachine",
+        Excerpt::new(name),
+        Excerpt::new(kind)
     )]
     OtherKind {
         /// The CRD name.
         name: String,
         /// Its kind.
         kind: String,
+    },
+    /// A CRD of an `apiextensions.k8s.io` version the API server no longer serves: `v1beta1`
+    /// CRDs are not served since Kubernetes 1.22 (Kubernetes deprecated API migration guide,
+    /// "v1.22": "The apiextensions.k8s.io/v1beta1 API version of CustomResourceDefinition is
+    /// no longer served").
+    #[error(
+        "{}: apiextensions.k8s.io/{} is not served by Kubernetes since 1.22; use apiextensions.k8s.io/v1",
+        Excerpt::new(name),
+        Excerpt::new(version)
+    )]
+    UnservedApiVersion {
+        /// The CRD name.
+        name: String,
+        /// The `apiextensions.k8s.io` version it was written in.
+        version: String,
     },
 }
 
@@ -151,6 +169,16 @@ pub fn classify(crd: &Value) -> Result<Role, NotChecked> {
         .to_owned();
     if crd["kind"] != "CustomResourceDefinition" {
         return Err(NotChecked::NotACrd { name });
+    }
+    if let Some(version) = crd["apiVersion"]
+        .as_str()
+        .and_then(|v| v.strip_prefix("apiextensions.k8s.io/"))
+        .filter(|v| *v != "v1")
+    {
+        return Err(NotChecked::UnservedApiVersion {
+            name,
+            version: version.to_owned(),
+        });
     }
     let kind = crd["spec"]["names"]["kind"].as_str().unwrap_or_default();
     let group = crd["spec"]["group"].as_str().unwrap_or_default();

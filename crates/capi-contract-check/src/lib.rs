@@ -18,10 +18,11 @@
 //! # let my_crds: Vec<capi_machinepool_api::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> = vec![];
 //! // In a provider's unit test: `check(&[MyPool::crd(), MyPoolTemplate::crd()])`.
 //! let report = check(&my_crds);
-//! assert!(report.passes(), "{report}");
-//! // INFO a kube-derive CRD cannot act on (listKind, implicit root fields) left out:
+//! // Here `my_crds` is empty: nothing checked is never a pass.
+//! assert!(!report.passes(), "{report}");
+//! // INFO a kube-derive CRD cannot act on (listKind, implicit root fields) can be left out:
 //! let report = report.without_derive_info();
-//! assert!(report.failed_rules().is_empty());
+//! assert_eq!(report.failed_rules().len(), 1, "only inframachinepool-crd");
 //! ```
 #![deny(missing_docs)]
 

@@ -64,6 +64,8 @@ pub enum Target {
         /// The kustomization file.
         file: String,
     },
+    /// The inputs as a whole (what they hold or lack).
+    Inputs,
 }
 
 impl fmt::Display for Target {
@@ -78,6 +80,7 @@ impl fmt::Display for Target {
             } => write!(f, "{kind} {ns}/{name}"),
             Self::Object { kind, name, .. } => write!(f, "{kind} {name}"),
             Self::Kustomization { file } => write!(f, "kustomization {file}"),
+            Self::Inputs => f.write_str("inputs"),
         }
     }
 }

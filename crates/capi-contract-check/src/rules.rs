@@ -800,6 +800,22 @@ pub static CLUSTER_TOPOLOGY_MACHINE_POOL_CLASS: Rule = Rule {
     when_absent: "the Cluster is rejected or its MachinePool is never created",
 };
 
+/// `inframachinepool-crd`: The inputs hold an InfraMachinePool CRD; nothing checked is never
+/// a pass.
+pub static INFRA_MACHINE_POOL_CRD: Rule = Rule {
+    id: "inframachinepool-crd",
+    title: "The inputs hold an InfraMachinePool CRD (nothing checked is never a pass)",
+    level: Level::Must,
+    contracts: BOTH,
+    applies_to: AppliesTo::InfraMachinePool,
+    checked_on: CheckedOn::Inputs,
+    anchor: "inframachinepool-inframachinepoollist-resource-definition",
+    field: "CRD `<Kind>MachinePool`",
+    shape: "an `apiextensions.k8s.io/v1` CRD of a kind ending in `MachinePool`, outside group `cluster.x-k8s.io`",
+    read_by: "this checker: every other CRD rule is checked on it",
+    when_absent: "nothing is checked (a misspelled kind, a missing file, a wrong group): the check fails",
+};
+
 /// Every rule, in contract page order.
 pub static RULES: &[&Rule] = &[
     &SCOPE,
@@ -836,6 +852,7 @@ pub static RULES: &[&Rule] = &[
     &MULTI_TENANCY,
     &CLUSTERCTL,
     &DEPRECATED_CONTRACT,
+    &INFRA_MACHINE_POOL_CRD,
     &KUSTOMIZE_RENDERING,
     &SERVED_VERSION_UNLABELLED,
     &MACHINE_POOL_MACHINE_CRD,

@@ -6,13 +6,13 @@ use Outcome::{Fail, Info, Warn};
 use capi_contract::Contract;
 use capi_contract_check::{CheckOptions, Outcome, Report, check_documents};
 use capi_manifests::{Limits, load::load};
-use capi_test_support::fixture;
+use capi_test_support::{fixture, partial_tree};
 
 /// A partial provider tree of the corpus (`corpus/providers/<name>`) or a whole one
 /// (`provider-trees/<name>/config/crd`).
 fn check(name: &str, opts: &CheckOptions) -> Report {
     let path = if name.starts_with("capi-provider-") {
-        fixture(&format!("corpus/providers/{name}"))
+        partial_tree(&format!("corpus/providers/{name}"))
     } else {
         fixture(&format!("provider-trees/{name}/config/crd"))
     };

@@ -164,6 +164,8 @@ impl Admission {
     }
 
     fn run(&self, object: &Value, old: Option<&v1beta2::MachinePool>) -> Admitted {
+        let pruned = without_null_fields(object);
+        let object = &pruned;
         let mut findings = Vec::new();
         let mut warnings = Vec::new();
         let api_version = object["apiVersion"].as_str().unwrap_or_default();
@@ -234,6 +236,24 @@ fn pointer_to_path(pointer: &str) -> String {
         }
     }
     if out.is_empty() { "<root>".into() } else { out }
+}
+
+/// The object as the API server validates it: a field set to `null` is pruned when its schema
+/// does not say `nullable: true` (Kubernetes documentation, "Extend the Kubernetes API with
+/// CustomResourceDefinitions", section "Defaulting and Nullable": "null values for fields that
+/// either don't specify the nullable flag, or give it a false value, will be pruned before
+/// defaulting happens"), and no MachinePool field is nullable. `null` items of lists stay.
+fn without_null_fields(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), without_null_fields(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_null_fields).collect()),
+        other => other.clone(),
+    }
 }
 
 fn schema_errors(validator: &jsonschema::Validator, value: &Value, findings: &mut Vec<Finding>) {
@@ -386,5 +406,25 @@ mod tests {
         let mut out = Vec::new();
         dropped("", &input, &output, &mut out);
         assert_eq!(out, ["spec.a", "spec.c.d"]);
+    }
+
+    #[test]
+    fn null_fields_are_pruned_as_the_api_server_does() {
+        // The API server prunes `replicas: null` (no MachinePool field is nullable): the pool
+        // is admitted and defaulted as if replicas were absent.
+        let pool = serde_json::json!({
+            "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool",
+            "metadata": {"name": "a", "namespace": "d", "labels": null},
+            "spec": {"clusterName": "c", "replicas": null, "template": {"spec": {
+                "clusterName": "c", "bootstrap": {"dataSecretName": "s"},
+                "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DevMachinePool", "name": "x"}}}}
+        });
+        let admitted = Admission::new().unwrap().admit(&pool);
+        assert!(admitted.findings.is_empty(), "{:?}", admitted.findings);
+        assert_eq!(admitted.machine_pool.unwrap().spec.replicas, Some(1));
+        assert_eq!(
+            without_null_fields(&serde_json::json!({"a": null, "b": [null, {"c": null}]})),
+            serde_json::json!({"b": [null, {}]})
+        );
     }
 }

@@ -23,7 +23,8 @@ pub fn for_each_document(
     path: &Path,
     mut each: impl FnMut(StreamDocument) -> Result<(), crate::output::Failure>,
 ) -> Result<(), crate::output::Failure> {
-    let name = path.display().to_string();
+    // Names as sources and annotations show them: bytes that are not UTF-8 as `\xNN`.
+    let name = capi_manifests::display_path(path);
     let reader: Box<dyn BufRead> = if path == Path::new("-") {
         Box::new(std::io::stdin().lock())
     } else {

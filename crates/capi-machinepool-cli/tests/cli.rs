@@ -48,7 +48,9 @@ fn check_scaleway_passes_with_exit_0() {
     let out = run(
         &[
             "check",
-            corpus("providers/capi-provider-scaleway").to_str().unwrap(),
+            capi_test_support::partial_tree("corpus/providers/capi-provider-scaleway")
+                .to_str()
+                .unwrap(),
         ],
         None,
     );
@@ -57,7 +59,7 @@ fn check_scaleway_passes_with_exit_0() {
 
 #[test]
 fn no_v1beta1_compat_turns_the_warning_into_a_failure() {
-    let path = corpus("providers/capi-provider-gcp");
+    let path = capi_test_support::partial_tree("corpus/providers/capi-provider-gcp");
     assert_eq!(
         run(&["check", path.to_str().unwrap()], None).status.code(),
         Some(0)
@@ -187,7 +189,9 @@ status:
             objects.to_str().unwrap(),
             "--format",
             "json",
-            corpus("providers/capi-provider-scaleway").to_str().unwrap(),
+            capi_test_support::partial_tree("corpus/providers/capi-provider-scaleway")
+                .to_str()
+                .unwrap(),
         ],
         None,
     );

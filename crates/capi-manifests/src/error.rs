@@ -54,11 +54,14 @@ pub enum ManifestError {
         /// The parser's message, as a short excerpt.
         message: String,
     },
-    /// A symbolic link inside a tree points outside the tree.
-    #[error("{path}: symbolic link to {target}, outside {root}; not read")]
+    /// A path inside a tree (a symbolic link, a path through `..`, an absolute path) leads
+    /// outside the tree.
+    #[error("{path}: {how} to {target}, outside {root}; not read")]
     OutsideTree {
-        /// The link.
+        /// The path.
         path: String,
+        /// What leads out: `symbolic link`, `path through ..` or `absolute path`.
+        how: &'static str,
         /// Where it points.
         target: String,
         /// The tree it must stay in.
@@ -80,6 +83,14 @@ pub enum ManifestError {
         /// Which limit.
         what: String,
     },
+    /// The documents of one load hold more nodes than [`crate::Limits::max_total_nodes`].
+    #[error("{path}: more than {limit} YAML nodes in all documents read and patches applied")]
+    TooManyNodes {
+        /// The file or patch that passed the limit.
+        path: String,
+        /// The limit.
+        limit: usize,
+    },
     /// A kustomization cannot be used.
     #[error("{path}: {message}")]
     Kustomization {
@@ -93,15 +104,54 @@ pub enum ManifestError {
 impl ManifestError {
     pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
         Self::Io {
-            path: display(path),
+            path: display_path(path),
             source,
         }
     }
 }
 
-/// A path for messages, with control characters escaped.
+/// A path for messages and sources, with control characters escaped and bytes that are not
+/// UTF-8 written as `\xNN` (two different file names never print alike).
+///
+/// ```
+/// let shown = capi_manifests::display_path(std::path::Path::new("a\u{1b}.yaml"));
+/// assert_eq!(shown, "a\\u{1b}.yaml");
+/// ```
 #[must_use]
-pub(crate) fn display(path: &Path) -> String {
-    let text = path.to_string_lossy();
+pub fn display_path(path: &Path) -> String {
+    let text = path_text(path);
     Excerpt::with_max_chars(&text, 400).to_string()
+}
+
+/// The text of a path; on Unix, bytes that are not UTF-8 become `\xNN`.
+fn path_text(path: &Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::fmt::Write;
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::new();
+        for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for byte in chunk.invalid() {
+                let _ = write!(out, "\\x{byte:02X}");
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    {
+        path.to_string_lossy().into_owned()
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_are_not_utf8_print_their_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = Path::new(std::ffi::OsStr::from_bytes(b"a\xffb.yaml"));
+        assert_eq!(path_text(path), "a\\xFFb.yaml");
+    }
 }

@@ -22,6 +22,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod budget;
 mod error;
 pub mod kustomize;
 mod limits;
@@ -31,7 +32,7 @@ mod source;
 pub mod split;
 pub mod tree;
 
-pub use error::ManifestError;
+pub use error::{ManifestError, display_path};
 pub use limits::Limits;
 pub use parse::Document;
 pub use source::Source;

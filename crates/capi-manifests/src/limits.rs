@@ -22,6 +22,11 @@ pub struct Limits {
     /// Deepest nesting of sequences and mappings in one document (default 256; CRD schemas
     /// nest about 30 levels).
     pub max_depth: usize,
+    /// Most YAML nodes in all the documents one load keeps, patch results and every use of a
+    /// patch included (default 4,000,000, the budget of one document: the largest real provider
+    /// tree in the test corpus holds about 31,000). Per-document limits alone do not bound a
+    /// directory of many alias-expanded documents, or a patch file named many times.
+    pub max_total_nodes: usize,
     /// Most files read from directory trees in one run (default 100,000).
     pub max_files: usize,
     /// Deepest directory nesting walked (default 64).
@@ -35,6 +40,7 @@ impl Default for Limits {
             max_document_bytes: 64 << 20,
             max_nodes: 4_000_000,
             max_depth: 256,
+            max_total_nodes: 4_000_000,
             max_files: 100_000,
             max_tree_depth: 64,
         }

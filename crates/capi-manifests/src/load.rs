@@ -3,10 +3,11 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
+use crate::budget::Budget;
 use crate::kustomize::{self, Note};
 use crate::parse::Document;
 use crate::split::{Documents, RawDocument};
-use crate::tree::{Entry, Tree};
+use crate::tree::{Entry, Tree, kustomization_file};
 use crate::{Limits, ManifestError};
 
 /// Every document read, and what kustomizations did that was not emulated.
@@ -49,34 +50,26 @@ pub fn stream<R: BufRead>(
     })
 }
 
-/// Every document of a text (empty ones and `null`s left out).
-///
-/// # Errors
-/// The first document that cannot be parsed (its file, document and line named).
-///
-/// ```
-/// use capi_manifests::{Limits, load::documents};
-/// let docs = documents("a: 1\n--- {b: 2}\n", "s.yaml", &Limits::default()).unwrap();
-/// assert_eq!((docs[1].source.document, docs[1].value["b"].as_i64()), (1, Some(2)));
-/// ```
-pub fn documents(text: &str, name: &str, limits: &Limits) -> Result<Vec<Document>, ManifestError> {
-    let mut out = Vec::new();
-    for item in stream(text.as_bytes(), name, *limits) {
-        let item = item?;
-        if let Some(value) = item.value.filter(|v| !v.is_null()) {
-            out.push(Document::new(item.raw.source, value));
-        }
-    }
-    Ok(out)
+pub use crate::parse::documents;
+
+/// Keeps a document, counting its nodes against the load's budget.
+fn keep(out: &mut Loaded, budget: &mut Budget, doc: Document) -> Result<(), ManifestError> {
+    budget.charge_value(&doc.value, &doc.source.to_string())?;
+    out.documents.push(doc);
+    Ok(())
 }
 
+/// Keeps every document of a text.
 fn push_text(
     out: &mut Loaded,
+    budget: &mut Budget,
     text: &str,
     name: &str,
     limits: &Limits,
 ) -> Result<(), ManifestError> {
-    out.documents.extend(documents(text, name, limits)?);
+    for doc in documents(text, name, limits)? {
+        keep(out, budget, doc)?;
+    }
     Ok(())
 }
 
@@ -88,7 +81,7 @@ fn load_dir(
     depth: usize,
     out: &mut Loaded,
 ) -> Result<(), ManifestError> {
-    if kustomize::kustomization_file(dir).is_some() {
+    if kustomization_file(dir).is_some() {
         let built = kustomize::build(tree, dir, depth)?;
         out.documents.extend(built.documents);
         out.notes.extend(built.notes);
@@ -102,8 +95,9 @@ fn load_dir(
             Entry::Dir(sub) => load_dir(tree, &sub, depth + 1, out)?,
             Entry::File(file) => {
                 if let Some(text) = tree.read(&file)? {
-                    let name = crate::error::display(&file);
-                    push_text(out, &text, &name, tree.limits())?;
+                    let name = crate::error::display_path(&file);
+                    let limits = *tree.limits();
+                    push_text(out, tree.budget(), &text, &name, &limits)?;
                 }
             }
         }
@@ -113,29 +107,33 @@ fn load_dir(
 
 /// Reads every path: `-` is standard input, a directory is read as a tree (see the crate
 /// docs: its kustomization is rendered, links may not leave it, limits apply), a file is read
-/// as a multi-document stream.
+/// as a multi-document stream. Everything kept counts against one
+/// [`Limits::max_total_nodes`] budget.
 ///
 /// # Errors
-/// The first path or document that cannot be read.
+/// The first path or document that cannot be read, or a broken limit.
 pub fn load(paths: &[PathBuf], limits: Limits) -> Result<Loaded, ManifestError> {
     let mut out = Loaded::default();
+    let mut budget = Budget::new(&limits);
     for path in paths {
         if path == Path::new("-") {
             for item in stream(std::io::stdin().lock(), "-", limits) {
                 let item = item?;
                 if let Some(value) = item.value.filter(|v| !v.is_null()) {
-                    out.documents.push(Document::new(item.raw.source, value));
+                    keep(&mut out, &mut budget, Document::new(item.raw.source, value))?;
                 }
             }
             continue;
         }
         let meta = std::fs::metadata(path).map_err(|e| ManifestError::io(path, e))?;
         if meta.is_dir() {
-            let mut tree = Tree::new(path, limits)?;
+            let mut tree = Tree::new(path, limits)?.with_budget(budget);
             load_dir(&mut tree, path, 0, &mut out)?;
+            budget = *tree.budget();
         } else {
             let text = crate::tree::read_file(path, &limits)?;
-            push_text(&mut out, &text, &crate::error::display(path), &limits)?;
+            let name = crate::error::display_path(path);
+            push_text(&mut out, &mut budget, &text, &name, &limits)?;
         }
     }
     Ok(out)

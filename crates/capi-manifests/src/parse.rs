@@ -3,7 +3,7 @@
 use capi_diagnostics::excerpt::Excerpt;
 use serde_json::Value;
 
-use crate::split::RawDocument;
+use crate::split::{Documents, RawDocument};
 use crate::{Limits, ManifestError, Source};
 
 fn options(limits: &Limits) -> serde_saphyr::Options {
@@ -15,6 +15,9 @@ fn options(limits: &Limits) -> serde_saphyr::Options {
     budget.max_documents = 1;
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
+    // kubectl reads manifests with sigs.k8s.io/yaml on go-yaml v2, a YAML 1.1 reader: `017`
+    // is the octal 15 there (YAML 1.2 would read 17), and the API server gets 15.
+    options.legacy_octal_numbers = true;
     // Errors must not quote the input (it may be a secret read through a hostile link).
     options.with_snippet = false;
     options
@@ -45,6 +48,27 @@ pub fn parse(text: &str, source: &Source, limits: &Limits) -> Result<Value, Mani
         })
 }
 
+/// Every document of a text (empty ones and `null`s left out), parsed one at a time.
+///
+/// # Errors
+/// The first document that cannot be split or parsed (its file, document and line named).
+///
+/// ```
+/// use capi_manifests::{Limits, parse::documents};
+/// let docs = documents("a: 1\n--- {b: 2}\n", "s.yaml", &Limits::default()).unwrap();
+/// assert_eq!((docs[1].source.document, docs[1].value["b"].as_i64()), (1, Some(2)));
+/// ```
+pub fn documents(text: &str, name: &str, limits: &Limits) -> Result<Vec<Document>, ManifestError> {
+    let mut out = Vec::new();
+    for raw in Documents::new(text.as_bytes(), name, *limits) {
+        let raw = raw?;
+        if let Some(value) = raw.parse(limits)?.filter(|v| !v.is_null()) {
+            out.push(Document::new(raw.source, value));
+        }
+    }
+    Ok(out)
+}
+
 /// A parsed document with its source.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Document {
@@ -57,6 +81,18 @@ pub struct Document {
     pub caveats: Vec<String>,
 }
 
+impl Document {
+    /// A document with no caveat.
+    #[must_use]
+    pub fn new(source: Source, value: Value) -> Self {
+        Self {
+            source,
+            value,
+            caveats: Vec::new(),
+        }
+    }
+}
+
 impl RawDocument {
     /// Parses the piece; `None` for an empty piece (comments only).
     ///
@@ -66,7 +102,27 @@ impl RawDocument {
         if self.empty {
             return Ok(None);
         }
-        parse(&self.text, &self.source, limits).map(Some)
+        if self.directives.is_empty() {
+            return parse(&self.text, &self.source, limits).map(Some);
+        }
+        // The directives, then the document: the parser counts lines from the first
+        // directive, the source from the document's first line.
+        let header_lines = self.directives.matches('\n').count() + 1;
+        let text = format!("{}---\n{}", self.directives, self.text);
+        parse(&text, &self.source, limits)
+            .map(Some)
+            .map_err(|e| match e {
+                ManifestError::Syntax {
+                    document,
+                    line,
+                    message,
+                } => ManifestError::Syntax {
+                    document,
+                    line: line.saturating_sub(header_lines).max(self.source.line),
+                    message,
+                },
+                other => other,
+            })
     }
 }
 
@@ -80,6 +136,34 @@ mod tests {
         let err = parse("a: b\n  c: d: e\n", &source, &Limits::default()).unwrap_err();
         let text = err.to_string();
         assert!(text.starts_with("x.yaml#3 (line 11): "), "{text}");
+    }
+
+    #[test]
+    fn tag_directives_before_the_marker_are_applied() {
+        let docs = documents(
+            "%TAG !e! tag:example.com,2000:\n--- !e!foo\na: 1\n",
+            "t.yaml",
+            &Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(docs.len(), 1);
+        assert_eq!(docs[0].value["a"], 1);
+    }
+
+    #[test]
+    fn leading_zero_integers_are_octal_as_kubectl_reads_them() {
+        // go-yaml v2 (YAML 1.1, under sigs.k8s.io/yaml and so kubectl): `017` is 0o17 = 15.
+        let source = Source::new("o.yaml", 0, 1);
+        let value = parse(
+            "a: 017\nb: 0o17\nc: 17\nd: '017'\n",
+            &source,
+            &Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"a": 15, "b": 15, "c": 17, "d": "017"})
+        );
     }
 
     #[test]

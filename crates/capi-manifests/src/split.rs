@@ -25,6 +25,10 @@ pub struct RawDocument {
     pub text: String,
     /// True when the piece has only comments and blank lines (not a document to a parser).
     pub empty: bool,
+    /// The directive lines (`%TAG ...`, `%YAML ...`) written before the document's `---`:
+    /// they are in the previous (empty) piece, as the stream has them, and apply to this
+    /// document when it is parsed.
+    pub directives: String,
 }
 
 /// Which marker a line is.
@@ -32,8 +36,8 @@ pub struct RawDocument {
 enum Marker<'a> {
     /// `---`, with what follows it on the line (empty, or the document's first content).
     Start(&'a str),
-    /// `...`.
-    End,
+    /// `...`, with what follows it on the line (only blanks and a comment are valid).
+    End(&'a str),
     None,
 }
 
@@ -46,10 +50,11 @@ fn marker(line: &str) -> Marker<'_> {
         if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
             continue;
         }
+        let rest = rest.trim_start_matches([' ', '\t']);
         return if start {
-            Marker::Start(rest.trim_start_matches([' ', '\t']))
+            Marker::Start(rest)
         } else {
-            Marker::End
+            Marker::End(rest)
         };
     }
     Marker::None
@@ -105,6 +110,8 @@ pub struct Documents<R> {
     /// Lines already read: a chunk up to `\n` that held lone `\r` line breaks.
     pending: VecDeque<String>,
     current: Piece,
+    /// Directive lines read since the last document, for the next one.
+    directives: String,
 }
 
 #[derive(Default)]
@@ -131,6 +138,7 @@ impl<R: BufRead> Documents<R> {
                 start_line: 1,
                 ..Piece::default()
             },
+            directives: String::new(),
         }
     }
 
@@ -147,13 +155,17 @@ impl<R: BufRead> Documents<R> {
             return None;
         }
         let source = Source::new(Arc::clone(&self.file), self.next_index, piece.start_line);
-        if piece.content {
+        let directives = if piece.content {
             self.next_index += 1;
-        }
+            std::mem::take(&mut self.directives)
+        } else {
+            String::new()
+        };
         Some(RawDocument {
             source,
             text: piece.text,
             empty: !piece.content,
+            directives,
         })
     }
 
@@ -171,6 +183,12 @@ impl<R: BufRead> Documents<R> {
         // A `%` line before any content is a directive (`%YAML 1.2`, `%TAG`): part of the
         // next document's header, not content.
         let directive = !self.current.content && text.starts_with('%');
+        if directive {
+            self.directives.push_str(text);
+            if !text.ends_with('\n') {
+                self.directives.push('\n');
+            }
+        }
         self.current.content |= is_content(text) && !directive;
         self.current.text.push_str(text);
         Ok(())
@@ -245,7 +263,21 @@ impl<R: BufRead> Documents<R> {
                         return Ok(finished);
                     }
                 }
-                Marker::End => {
+                Marker::End(rest) => {
+                    if is_content(rest) {
+                        // PyYAML: "expected '<document start>', but found '<scalar>'"; a
+                        // parser that accepted it would drop the text.
+                        return Err(ManifestError::Syntax {
+                            document: Source::new(
+                                Arc::clone(&self.file),
+                                self.next_index,
+                                self.line,
+                            ),
+                            line: self.line,
+                            message: "content after the document end marker `...` on its line"
+                                .into(),
+                        });
+                    }
                     let finished = self.finish(self.line + 1);
                     if finished.is_some() {
                         return Ok(finished);
@@ -372,6 +404,31 @@ mod tests {
                 ("b: ---x\r\n----\r\n".into(), false, 1, 3),
             ]
         );
+    }
+
+    #[test]
+    fn content_after_an_end_marker_is_an_error_not_dropped() {
+        // PyYAML refuses `... b: 2` ("expected '<document start>'"): the text would be lost.
+        let err = split_str("a: 1\n... b: 2\n", "f", Limits::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "f#0 (line 2): content after the document end marker `...` on its line"
+        );
+        assert_eq!(docs("a: 1\n... # done\nb: 2\n").len(), 2);
+    }
+
+    #[test]
+    fn directives_go_with_the_document_they_precede() {
+        let pieces = split_str(
+            "%TAG !e! tag:example.com,2000:\n--- !e!foo\na: 1\n---\nb: 2\n",
+            "t",
+            Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(pieces.len(), 3);
+        assert!(pieces[0].empty);
+        assert_eq!(pieces[1].directives, "%TAG !e! tag:example.com,2000:\n");
+        assert_eq!(pieces[2].directives, "");
     }
 
     #[test]

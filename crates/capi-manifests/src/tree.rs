@@ -7,8 +7,34 @@ use std::fs::{File, Metadata};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::error::display;
+use crate::budget::Budget;
+use crate::error::display_path as display;
 use crate::{Limits, ManifestError};
+
+/// File names kustomize looks for in a directory.
+pub const KUSTOMIZATION_FILES: [&str; 3] =
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// The kustomization file of `dir`, if any.
+#[must_use]
+pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
+    KUSTOMIZATION_FILES
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// What makes `path` (a path under `root`, as given) lead outside the tree, for messages.
+fn how_outside(root: &Path, path: &Path) -> &'static str {
+    use std::path::Component;
+    match path.strip_prefix(root) {
+        Ok(rest) if rest.components().any(|c| matches!(c, Component::ParentDir)) => {
+            "path through `..`"
+        }
+        Err(_) if path.is_absolute() => "absolute path",
+        _ => "symbolic link",
+    }
+}
 
 /// What a path is, for messages.
 fn kind(meta: &Metadata) -> &'static str {
@@ -82,6 +108,7 @@ pub struct Tree {
     visited_files: BTreeSet<PathBuf>,
     files_read: usize,
     limits: Limits,
+    budget: Budget,
 }
 
 impl Tree {
@@ -101,6 +128,7 @@ impl Tree {
             visited_files: BTreeSet::new(),
             files_read: 0,
             limits,
+            budget: Budget::new(&limits),
         })
     }
 
@@ -108,6 +136,18 @@ impl Tree {
     #[must_use]
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// The node budget of what was read from the tree so far.
+    pub fn budget(&mut self) -> &mut Budget {
+        &mut self.budget
+    }
+
+    /// Carries on counting from `budget` (one budget for several trees of one load).
+    #[must_use]
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// Resolves `path` (inside the tree) to its real path, refusing one outside the tree.
@@ -123,6 +163,7 @@ impl Tree {
         } else {
             Err(ManifestError::OutsideTree {
                 path: display(path),
+                how: how_outside(&self.shown_root, path),
                 target: display(&real),
                 root: display(&self.shown_root),
             })
@@ -213,7 +254,7 @@ fn is_manifest_name(path: &Path) -> bool {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
-    !crate::kustomize::KUSTOMIZATION_FILES.contains(&name)
+    !KUSTOMIZATION_FILES.contains(&name)
         && matches!(
             path.extension().and_then(|e| e.to_str()),
             Some("yaml" | "yml" | "json")

@@ -112,7 +112,43 @@ fn kustomization_resources_may_not_leave_the_tree() {
     )
     .unwrap();
     let err = load(&[dir], Limits::default()).unwrap_err();
-    assert!(matches!(err, ManifestError::OutsideTree { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            ManifestError::OutsideTree {
+                how: "path through `..`",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn outside_tree_errors_say_what_leads_out() {
+    // A `..` path or an absolute path is not a symbolic link: the message says which it is.
+    for (name, resource, how) in [
+        (
+            "escape-dots",
+            "../../../../../../../../etc/hostname",
+            "path through `..`",
+        ),
+        ("escape-absolute", "/etc/hostname", "absolute path"),
+        ("escape-link", "link.yaml", "symbolic link"),
+    ] {
+        let dir = tree(name);
+        symlink("/etc/hostname", dir.join("link.yaml")).unwrap();
+        std::fs::write(
+            dir.join("kustomization.yaml"),
+            format!("resources: [{resource}]\n"),
+        )
+        .unwrap();
+        let err = load(&[dir], Limits::default()).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!(": {how} to ")),
+            "{resource}: {err}"
+        );
+    }
 }
 
 /// Found by the `load_tree` fuzz target: labels applied to a resource document that is not an

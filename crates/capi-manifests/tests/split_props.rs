@@ -115,7 +115,7 @@ proptest! {
 
     #[test]
     fn pieces_are_the_parsers_documents((text, count) in stream()) {
-        let parser: Vec<Value> = serde_saphyr::from_multiple::<Value>(text.trim_start_matches('\u{feff}'))
+        let parser: Vec<Value> = serde_saphyr::from_multiple_with_options::<Value>(text.trim_start_matches('\u{feff}'), capi_test_support::kubectl_yaml_options())
             .unwrap()
             .into_iter()
             .filter(|v| !v.is_null())
@@ -133,7 +133,7 @@ proptest! {
             .iter()
             .map(|p| if p.empty { p.text.clone() } else { format!("---\n{}\n", p.text.trim_end_matches(['\r', '\n'])) })
             .collect();
-        let again: Vec<Value> = serde_saphyr::from_multiple::<Value>(&rejoined)
+        let again: Vec<Value> = serde_saphyr::from_multiple_with_options::<Value>(&rejoined, capi_test_support::kubectl_yaml_options())
             .unwrap()
             .into_iter()
             .filter(|v| !v.is_null())

@@ -21,6 +21,75 @@ pub fn fixture(rel: &str) -> PathBuf {
     workspace_root().join("tests/fixtures").join(rel)
 }
 
+/// A copy of a partial provider tree of the fixtures (`corpus/providers/<name>`: a
+/// kustomization whose `resources` and patches name files the corpus did not keep) whose
+/// kustomization lists only the files that are there, as a checkout of those files would have it; kustomize
+/// (and `capi-manifests`) fail on a resource that does not exist. The copy is under the
+/// target directory's temporary folder, one per fixture and process.
+///
+/// # Panics
+/// When the fixture cannot be read or the copy cannot be written.
+#[must_use]
+pub fn partial_tree(rel: &str) -> PathBuf {
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let path = entry.unwrap().path();
+            let dest = to.join(path.file_name().unwrap());
+            if path.is_dir() {
+                copy(&path, &dest);
+            } else {
+                std::fs::copy(&path, &dest).unwrap();
+            }
+        }
+    }
+    let from = fixture(rel);
+    let to = std::env::temp_dir().join(format!(
+        "capi-partial-{}-{}",
+        std::process::id(),
+        rel.replace('/', "_")
+    ));
+    if to.exists() {
+        return to;
+    }
+    // One scratch copy per call: tests of one process may make the same tree at once.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let work = to.with_extension(format!("tmp{call}"));
+    let _ = std::fs::remove_dir_all(&work);
+    copy(&from, &work);
+    let file = work.join("kustomization.yaml");
+    let mut kustomization: Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let present = |name: &str| work.join(name).exists();
+    for key in ["resources", "patchesStrategicMerge"] {
+        if let Some(Value::Array(list)) = kustomization.get_mut(key) {
+            list.retain(|r| r.as_str().is_some_and(|n| n.contains('\n') || present(n)));
+        }
+    }
+    for key in ["patches", "patchesJson6902"] {
+        if let Some(Value::Array(list)) = kustomization.get_mut(key) {
+            list.retain(|e| e.get("path").and_then(Value::as_str).is_none_or(present));
+        }
+    }
+    // JSON is YAML.
+    std::fs::write(&file, serde_json::to_string_pretty(&kustomization).unwrap()).unwrap();
+    // Another test of this process may have made it meanwhile.
+    if std::fs::rename(&work, &to).is_err() {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    to
+}
+
+/// serde-saphyr's options for reading YAML as `capi_manifests` (and kubectl's YAML 1.1
+/// reader) does: `017` is the octal 15.
+#[must_use]
+pub fn kubectl_yaml_options() -> serde_saphyr::Options {
+    let mut options = serde_saphyr::Options::default();
+    options.legacy_octal_numbers = true;
+    options
+}
+
 /// Every document of a YAML fixture (multi-document streams included), as JSON.
 ///
 /// # Panics

@@ -8,11 +8,17 @@
 //! * TLS from PEM files (as cert-manager mounts them), reloaded when they change.
 //! * Graceful shutdown when the `shutdown` future completes (SIGTERM in `main`).
 //!
-//! Slow and idle clients cannot starve it (see `README.md` for the limits and why): the TLS
-//! handshake, the first request, the request headers and the request body each have a
-//! timeout; request bodies held in memory share one byte budget (a connection waits for its
-//! share; the body timeout still runs); at most `max_concurrent_conversions` conversions run
-//! at once, each on a blocking thread so large reviews never stall the async executor.
+//! Slow and idle clients cannot starve it (see `README.md` for the limits and why): at most
+//! `max_connections` connections are open at once; the TLS handshake, the first request, the
+//! request headers and the request body each have a timeout, and a connection on which
+//! nothing moves is closed (HTTP/1.1 and HTTP/2 alike); HTTP/2 flow-control windows are small,
+//! so a connection holds little unread data; request bodies held in memory share one byte
+//! budget (a connection waits for its share; the body timeout still runs); a body announced
+//! larger than the limit is refused with 413 before it is sent (`Expect: 100-continue` gets no
+//! `100`); at most `max_concurrent_conversions` conversions run at once, each on a blocking
+//! thread so large reviews never stall the async executor.
+
+mod connection;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -71,6 +77,13 @@ pub struct Limits {
     pub body_budget_bytes: usize,
     /// Conversions running at once.
     pub max_concurrent_conversions: usize,
+    /// Connections open at once (over the cap, a new connection is closed at once).
+    pub max_connections: usize,
+    /// HTTP/2 flow-control window of a connection and of each stream: the most a client can
+    /// send that is not yet read.
+    pub h2_window_bytes: u32,
+    /// HTTP/2 streams open at once on one connection.
+    pub h2_max_concurrent_streams: u32,
 }
 
 impl Default for Limits {
@@ -82,6 +95,9 @@ impl Default for Limits {
             body_read_timeout: Duration::from_secs(10),
             body_budget_bytes: 24 << 20,
             max_concurrent_conversions: 2,
+            max_connections: 128,
+            h2_window_bytes: 64 * 1024,
+            h2_max_concurrent_streams: 8,
         }
     }
 }
@@ -135,8 +151,24 @@ fn text(status: StatusCode, message: &'static str) -> Response {
     (status, message).into_response()
 }
 
+/// The length a request announces (`Content-Length`), if any.
+fn announced_length(request: &Request) -> Option<u64> {
+    request
+        .headers()
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
+}
+
 async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Response {
     let started = std::time::Instant::now();
+    // Refused before the body is read: with `Expect: 100-continue` no `100` is sent, and the
+    // client learns at once instead of after sending (or after the body timeout).
+    if announced_length(&request).is_some_and(|n| n > state.max_body_bytes as u64) {
+        return text(StatusCode::PAYLOAD_TOO_LARGE, "request body too large");
+    }
     let read = read_body(
         request.into_body(),
         &state.body_budget,
@@ -307,14 +339,28 @@ pub async fn start(
         stopper.graceful_shutdown(Some(Duration::from_secs(10)));
     });
     let acceptor = RustlsAcceptor::new(tls).handshake_timeout(limits.handshake_timeout);
+    // No byte may move for this long: longer than a request may take, so that a connection
+    // waiting for its conversion's answer is not closed.
+    let idle = limits
+        .idle_timeout
+        .max(config.request_timeout + limits.body_read_timeout);
+    let acceptor = connection::Limited::new(acceptor, limits.max_connections, idle);
     let mut server = axum_server::bind(config.addr)
         .acceptor(acceptor)
         .handle(handle.clone())
         .first_request_timeout(limits.idle_timeout);
-    server
-        .http_builder()
+    let builder = server.http_builder();
+    builder
         .http1()
-        .header_read_timeout(limits.header_read_timeout);
+        .header_read_timeout(limits.header_read_timeout)
+        .max_buf_size(64 * 1024);
+    builder
+        .http2()
+        .initial_stream_window_size(limits.h2_window_bytes)
+        .initial_connection_window_size(limits.h2_window_bytes)
+        .max_concurrent_streams(limits.h2_max_concurrent_streams)
+        .max_header_list_size(16 * 1024)
+        .max_send_buf_size(64 * 1024);
     let router = app(Arc::clone(&state));
     let done = tokio::spawn(async move { server.serve(router.into_make_service()).await });
     let addr = handle

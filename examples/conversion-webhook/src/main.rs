@@ -44,6 +44,12 @@ struct Args {
     /// Conversions running at once.
     #[arg(long, default_value_t = 2)]
     max_concurrent_conversions: usize,
+    /// Connections open at once; a connection over the cap is closed at once.
+    #[arg(long, default_value_t = 128)]
+    max_connections: usize,
+    /// HTTP/2 flow-control window (connection and stream), in bytes.
+    #[arg(long, default_value_t = 64 * 1024)]
+    h2_window_bytes: u32,
 }
 
 async fn terminate() {
@@ -92,6 +98,9 @@ async fn main() -> ExitCode {
             body_read_timeout: Duration::from_secs(args.body_timeout_seconds),
             body_budget_bytes: args.body_budget_bytes,
             max_concurrent_conversions: args.max_concurrent_conversions,
+            max_connections: args.max_connections,
+            h2_window_bytes: args.h2_window_bytes,
+            ..Limits::default()
         },
     };
     let running = match start(config, terminate()).await {

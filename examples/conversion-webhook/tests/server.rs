@@ -1,9 +1,12 @@
 //! Starts the webhook on 127.0.0.1 with a certificate generated here, and talks to it over TLS.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
+
+use common::{connector, write_cert};
 
 use conversion_webhook::{Config, Limits, Running, start};
 use http_body_util::{BodyExt, Full};
@@ -13,35 +16,13 @@ use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tokio_rustls::TlsConnector;
-use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
-use tokio_rustls::rustls::{ClientConfig, RootCertStore};
+use tokio_rustls::rustls::pki_types::ServerName;
 
 struct Server {
     running: Running,
     stop: Option<oneshot::Sender<()>>,
     connector: TlsConnector,
     dir: PathBuf,
-}
-
-fn write_cert(dir: &std::path::Path) -> CertificateDer<'static> {
-    let cert =
-        rcgen::generate_simple_self_signed(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
-            .unwrap();
-    std::fs::write(dir.join("tls.crt"), cert.cert.pem()).unwrap();
-    std::fs::write(dir.join("tls.key"), cert.signing_key.serialize_pem()).unwrap();
-    cert.cert.der().clone()
-}
-
-fn connector(cert: CertificateDer<'static>) -> TlsConnector {
-    let mut roots = RootCertStore::empty();
-    roots.add(cert).unwrap();
-    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
-    let config = ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    TlsConnector::from(Arc::new(config))
 }
 
 async fn server(name: &str, max_body_bytes: usize) -> Server {
@@ -66,8 +47,7 @@ async fn server_with(
         std::env::temp_dir().join(format!("conversion-webhook-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cert = write_cert(&dir);
-    let crds = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/corpus/providers/capi-provider-scaleway");
+    let crds = capi_test_support::partial_tree("corpus/providers/capi-provider-scaleway");
     let (tx, rx) = oneshot::channel();
     let config = Config {
         addr: "127.0.0.1:0".parse().unwrap(),
@@ -356,6 +336,7 @@ async fn slow_and_idle_clients_are_closed_and_others_served() {
         body_read_timeout: Duration::from_millis(1500),
         body_budget_bytes: 64 * 1024,
         max_concurrent_conversions: 2,
+        ..Limits::default()
     };
     let s = server_with("slow", 3 * 1024 * 1024, Duration::from_secs(10), limits).await;
     let mut slow = Vec::new();

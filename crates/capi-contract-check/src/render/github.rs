@@ -39,12 +39,16 @@ pub fn github(report: &Report) -> String {
         };
         let mut props = Vec::new();
         if let Some(source) = &f.subject.source {
-            props.push(format!("file={}", property(&source.file)));
+            props.push(format!("file={}", property(&printable(&source.file))));
             props.push(format!("line={}", source.line));
         }
+        // The subject is input (a CRD or object name): escaped like the message.
         props.push(format!(
             "title={}",
-            property(&format!("{} {} {}", f.level, f.rule.id, f.subject))
+            property(&printable(&format!(
+                "{} {} {}",
+                f.level, f.rule.id, f.subject
+            )))
         ));
         let mut message = format!("{}: {}", printable(&f.path), printable(&f.message));
         if !f.fix.is_empty() {
@@ -61,4 +65,41 @@ pub fn github(report: &Report) -> String {
         report.count(Outcome::Pass)
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::report::{Subject, Target};
+    use crate::rules;
+
+    #[test]
+    fn titles_carry_no_terminal_escapes_or_bidi_controls() {
+        let mut report = Report::default();
+        let subject = Arc::new(Subject::new(
+            Target::Crd {
+                name: "evil\u{1b}[31m\u{202e}txt.exe".into(),
+            },
+            None,
+        ));
+        report
+            .check(
+                &rules::SCOPE,
+                &subject,
+                capi_contract::Contract::V1Beta2,
+                "spec.scope",
+            )
+            .fail("m", "f");
+        let out = github(&report);
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\u{202e}'),
+            "{out:?}"
+        );
+        assert!(
+            out.contains("title=MUST scope evil\\u{1b}[31m\\u{202e}txt.exe::"),
+            "{out}"
+        );
+    }
 }

@@ -6,7 +6,8 @@ use std::fmt::Write;
 use crate::report::{Outcome, Report};
 
 /// Escapes text for XML attributes and content (characters XML 1.0 cannot carry become
-/// U+FFFD).
+/// U+FFFD: control characters other than tab, LF and CR, and the noncharacters U+FFFE and
+/// U+FFFF, outside the `Char` production of XML 1.0, section 2.2).
 #[must_use]
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -17,11 +18,17 @@ pub fn escape(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{fffd}'),
+            c if !is_xml_char(c) => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }
     out
+}
+
+/// True for the characters of XML 1.0's `Char` production (section 2.2): tab, LF, CR,
+/// U+0020 to U+D7FF, U+E000 to U+FFFD and U+10000 up (a `char` is never a surrogate).
+fn is_xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
 }
 
 /// The JUnit XML report; test cases carry `file` and `line` attributes when the subject was
@@ -81,4 +88,23 @@ pub fn junit(report: &Report) -> String {
     }
     out.push_str("</testsuites>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn characters_xml_cannot_carry_are_replaced() {
+        // XML 1.0 section 2.2: Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] |
+        // [#x10000-#x10FFFF]. U+FFFE and U+FFFF made the report not well-formed.
+        assert_eq!(
+            escape("a\u{fffe}b\u{ffff}c\u{1}d"),
+            "a\u{fffd}b\u{fffd}c\u{fffd}d"
+        );
+        assert_eq!(
+            escape("\t\n\r\u{fffd}\u{10000}<&"),
+            "\t\n\r\u{fffd}\u{10000}&lt;&amp;"
+        );
+    }
 }

@@ -4,39 +4,38 @@
 //! `target`), the legacy `patchesStrategicMerge` and `patchesJson6902`, `commonLabels`,
 //! `labels[].pairs` and `commonAnnotations`, applied in kustomize's order.
 //!
-//! What is not emulated is reported as a [`Note`] naming the field: generators, components,
+//! What kustomize rejects is an error here too: a field it does not know (`json: unknown
+//! field`; names match case-insensitively, as Go's JSON decoding does), a resource or patch
+//! file that does not exist, a strategic merge patch without `metadata.name`. What it accepts
+//! and is not emulated is reported as a [`Note`] naming the field: generators, components,
 //! replacements, transformers, remote resources and the like. A note says whether the field
 //! could change the resources read (then the documents carry it as a caveat, and a checker
 //! should not fail on what it could not see) or cannot (`namePrefix`, `namespace` and
-//! transformer `configurations` do not touch CustomResourceDefinitions).
+//! transformer `configurations` do not touch CustomResourceDefinitions). An empty field
+//! (`components: []`) changes nothing and is not noted.
+//!
+//! Every document kept and every use of a patch is counted against
+//! [`Limits::max_total_nodes`](crate::Limits::max_total_nodes); each patch file is read and
+//! parsed once however many entries name it.
 
+mod fields;
 pub mod patch;
 mod target;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::error::display;
-use crate::load::documents;
-use crate::parse::Document;
+use crate::ManifestError;
+use crate::budget::nodes;
+use crate::error::display_path as display;
+use crate::parse::{Document, documents};
 use crate::tree::Tree;
-use crate::{ManifestError, Source};
 
-pub use target::Target;
-
-/// File names kustomize looks for in a directory.
-pub const KUSTOMIZATION_FILES: [&str; 3] =
-    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
-
-/// The kustomization file of `dir`, if any.
-#[must_use]
-pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
-    KUSTOMIZATION_FILES
-        .iter()
-        .map(|name| dir.join(name))
-        .find(|p| p.is_file())
-}
+pub use crate::tree::{KUSTOMIZATION_FILES, kustomization_file};
+pub use target::{Target, TargetError};
 
 /// Something a kustomization does that was not emulated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,70 +51,6 @@ pub struct Note {
     pub may_change_resources: bool,
 }
 
-/// Fields with no effect on CustomResourceDefinitions (checked by this crate's tests against
-/// `kubectl kustomize`): listed as notes only.
-const HARMLESS: &[(&str, &str)] = &[
-    (
-        "namespace",
-        "sets the namespace of namespaced resources; CRDs are cluster-scoped",
-    ),
-    (
-        "namePrefix",
-        "kustomize does not rename CustomResourceDefinitions",
-    ),
-    (
-        "nameSuffix",
-        "kustomize does not rename CustomResourceDefinitions",
-    ),
-    (
-        "configurations",
-        "transformer configurations (name references, namespaces, vars) do not change CRD names or labels",
-    ),
-    (
-        "vars",
-        "variables are substituted only in the fields of their configuration",
-    ),
-    ("images", "image tags of workloads"),
-    ("replicas", "replica counts of workloads"),
-    ("configMapGenerator", "generates ConfigMaps, not CRDs"),
-    ("secretGenerator", "generates Secrets, not CRDs"),
-    ("generatorOptions", "options of generators"),
-    ("crds", "OpenAPI for custom kinds, used by kustomize only"),
-    (
-        "openapi",
-        "OpenAPI for custom kinds, used by kustomize only",
-    ),
-    ("sortOptions", "output order"),
-    ("buildMetadata", "build annotations"),
-];
-
-/// Fields that could change anything and are not emulated.
-const UNSEEN: &[&str] = &[
-    "components",
-    "transformers",
-    "generators",
-    "validators",
-    "replacements",
-    "helmCharts",
-    "helmGlobals",
-    "helmChartInflationGenerator",
-];
-
-/// The fields this module applies.
-const EMULATED: &[&str] = &[
-    "apiVersion",
-    "kind",
-    "metadata",
-    "resources",
-    "bases",
-    "patches",
-    "patchesStrategicMerge",
-    "patchesJson6902",
-    "commonLabels",
-    "labels",
-    "commonAnnotations",
-];
-
 /// The resources a kustomization produces, and what was not emulated.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Build {
@@ -128,9 +63,54 @@ pub struct Build {
 /// Builds the kustomization of `dir`.
 ///
 /// # Errors
-/// An unreadable or invalid kustomization, a resource that cannot be read or leaves the tree,
-/// a patch file that cannot be read or parsed.
+/// An unreadable or invalid kustomization (a field kustomize does not know included), a
+/// resource that does not exist, cannot be read or leaves the tree, a patch that cannot be
+/// read, parsed or applied, or a broken limit.
 pub fn build(tree: &mut Tree, dir: &Path, depth: usize) -> Result<Build, ManifestError> {
+    build_with(tree, &mut PatchFiles::default(), dir, depth)
+}
+
+/// The patch files read so far in one build, by real path: each is read and parsed once.
+#[derive(Default)]
+struct PatchFiles(HashMap<PathBuf, Rc<PatchSet>>);
+
+/// The documents of a patch and their node count.
+struct PatchSet {
+    patches: Vec<Value>,
+    nodes: usize,
+}
+
+/// The phases of one kustomization, in kustomize's order.
+fn build_with(
+    tree: &mut Tree,
+    files: &mut PatchFiles,
+    dir: &Path,
+    depth: usize,
+) -> Result<Build, ManifestError> {
+    check_nesting(tree, dir, depth)?;
+    let Some((shown, fields)) = read_kustomization(tree, dir)? else {
+        // The same kustomization reached twice (two resources naming one directory).
+        return Ok(Build::default());
+    };
+    let mut ctx = Ctx {
+        dir,
+        shown: &shown,
+        tree,
+        files,
+        notes: Vec::new(),
+        caveats: Vec::new(),
+    };
+    ctx.note_fields(&fields);
+    let mut resources = ctx.accumulate_resources(&fields, depth)?;
+    ctx.apply_legacy_strategic_merge(&mut resources, &fields)?;
+    ctx.apply_patch_list(&mut resources, &fields, "patches")?;
+    add_labels_and_annotations(&mut resources, &fields);
+    ctx.apply_patch_list(&mut resources, &fields, "patchesJson6902")?;
+    Ok(ctx.finish(resources))
+}
+
+/// Refuses kustomizations nested deeper than the tree limit.
+fn check_nesting(tree: &Tree, dir: &Path, depth: usize) -> Result<(), ManifestError> {
     if depth > tree.limits().max_tree_depth {
         return Err(ManifestError::TreeTooLarge {
             path: display(dir),
@@ -140,138 +120,52 @@ pub fn build(tree: &mut Tree, dir: &Path, depth: usize) -> Result<Build, Manifes
             ),
         });
     }
+    Ok(())
+}
+
+/// A kustomization file as shown in messages, and its fields under their canonical names.
+type Kustomization = (String, Map<String, Value>);
+
+/// The kustomization file of `dir`, its fields under their canonical names; `None` when it
+/// was read before.
+fn read_kustomization(tree: &mut Tree, dir: &Path) -> Result<Option<Kustomization>, ManifestError> {
     let file = kustomization_file(dir).ok_or_else(|| ManifestError::Kustomization {
         path: display(dir),
         message: "no kustomization.yaml in this directory".into(),
     })?;
     let shown = display(&file);
     let Some(text) = tree.read(&file)? else {
-        // The same kustomization reached twice (two resources naming one directory).
-        return Ok(Build::default());
+        return Ok(None);
     };
-    let kustomization = parse_single(&text, &shown, tree)?;
-    let Value::Object(fields) = &kustomization else {
-        return Err(ManifestError::Kustomization {
-            path: shown,
-            message: "not a mapping".into(),
-        });
-    };
-    let mut out = Build::default();
-    let mut caveats = Vec::new();
-    for key in fields.keys() {
-        if EMULATED.contains(&key.as_str()) {
-            continue;
-        }
-        let harmless = HARMLESS.iter().find(|(k, _)| k == key);
-        let unseen = UNSEEN.contains(&key.as_str());
-        let message = match harmless {
-            Some((_, why)) => format!("not applied: {why}"),
-            None if unseen => "not emulated; the resources may differ from `kustomize build` output: pipe `kustomize build DIR | capi-machinepool check -` to check them as built".to_owned(),
-            None => "unknown kustomization field, ignored".to_owned(),
-        };
-        if harmless.is_none() {
-            caveats.push(format!("{shown}: {key}"));
-        }
-        out.notes.push(Note {
-            file: shown.clone(),
-            field: key.clone(),
-            message,
-            may_change_resources: harmless.is_none(),
-        });
-    }
-    let mut resources = Vec::new();
-    let listed = fields
-        .get("resources")
+    let value = documents(&text, &shown, tree.limits())?
         .into_iter()
-        .chain(fields.get("bases"))
-        .filter_map(Value::as_array)
-        .flatten();
-    for (index, entry) in listed.enumerate() {
-        let Some(name) = entry.as_str() else {
-            return Err(ManifestError::Kustomization {
-                path: shown,
-                message: format!("resources[{index}] is not a string"),
-            });
-        };
-        if is_remote(name) {
-            caveats.push(format!("{shown}: resources[{index}]"));
-            out.notes.push(Note {
-                file: shown.clone(),
-                field: format!("resources[{index}]"),
-                message: format!(
-                    "remote resource {} not fetched: pipe `kustomize build DIR | capi-machinepool check -` to check it",
-                    capi_diagnostics::excerpt::excerpt(name)
-                ),
-                may_change_resources: true,
-            });
-            continue;
-        }
-        let path = dir.join(name);
-        if std::fs::symlink_metadata(&path).is_err() {
-            // kustomize stops here; a partial checkout is still worth checking.
-            out.notes.push(Note {
-                file: shown.clone(),
-                field: format!("resources[{index}]"),
-                message: format!("{} is not present: not read", display(&path)),
-                may_change_resources: false,
-            });
-            continue;
-        }
-        let real = tree.resolve(&path)?;
-        if real.is_dir() {
-            let inner = build(tree, &path, depth + 1)?;
-            resources.extend(inner.documents);
-            out.notes.extend(inner.notes);
-        } else if let Some(text) = tree.read(&path)? {
-            resources.extend(documents(&text, &display(&path), tree.limits())?);
-        }
-    }
-    let mut ctx = Ctx {
-        dir,
-        shown: &shown,
-        tree,
-        notes: &mut out.notes,
-        caveats: &mut caveats,
+        .next()
+        .map_or(Value::Object(Map::new()), |d| d.value);
+    tree.budget().charge_value(&value, &shown)?;
+    let error = |message: String| ManifestError::Kustomization {
+        path: shown.clone(),
+        message,
     };
-    for (index, entry) in list(fields, "patchesStrategicMerge").enumerate() {
-        let field = format!("patchesStrategicMerge[{index}]");
-        let patches = match entry.as_str() {
-            Some(text) if !text.contains('\n') && !text.contains(": ") => {
-                ctx.patch_file(text, &field)?
-            }
-            Some(text) => documents(text, &format!("{shown} ({field})"), ctx.tree.limits())?
-                .into_iter()
-                .map(|d| d.value)
-                .collect(),
-            None => Vec::new(),
-        };
-        for patch in patches {
-            ctx.strategic_merge(&mut resources, &patch, None, &field);
-        }
-    }
-    for (index, entry) in list(fields, "patches").enumerate() {
-        let field = format!("patches[{index}]");
-        ctx.patch_entry(&mut resources, entry, &field)?;
-    }
+    let Value::Object(fields) = value else {
+        return Err(error("not a mapping".into()));
+    };
+    let fields = fields::canonical(fields).map_err(|e| error(e.to_string()))?;
+    Ok(Some((shown, fields)))
+}
+
+/// Adds the labels and annotations of `commonLabels`, `labels[].pairs` and
+/// `commonAnnotations` to every resource.
+fn add_labels_and_annotations(resources: &mut [Document], fields: &Map<String, Value>) {
     let mut labels = string_map(fields.get("commonLabels"));
     for entry in list(fields, "labels") {
         labels.extend(string_map(entry.get("pairs")));
     }
     let annotations = string_map(fields.get("commonAnnotations"));
-    for doc in &mut resources {
+    for doc in resources {
         for (key, map) in [("labels", &labels), ("annotations", &annotations)] {
             add_to_metadata(&mut doc.value, key, map);
         }
     }
-    for (index, entry) in list(fields, "patchesJson6902").enumerate() {
-        let field = format!("patchesJson6902[{index}]");
-        ctx.patch_entry(&mut resources, entry, &field)?;
-    }
-    for doc in &mut resources {
-        doc.caveats.extend(caveats.iter().cloned());
-    }
-    out.documents = resources;
-    Ok(out)
 }
 
 /// Adds `map` to `metadata.<key>` of a resource (a missing or `null` map is created).
@@ -279,12 +173,12 @@ pub fn build(tree: &mut Tree, dir: &Path, depth: usize) -> Result<Build, Manifes
 /// an object, are left alone: kustomize rejects them, and reporting them is the rules' job.
 fn add_to_metadata(resource: &mut Value, key: &str, map: &[(String, String)]) {
     fn object_at<'a>(
-        parent: &'a mut serde_json::Map<String, Value>,
+        parent: &'a mut Map<String, Value>,
         key: &str,
-    ) -> Option<&'a mut serde_json::Map<String, Value>> {
+    ) -> Option<&'a mut Map<String, Value>> {
         let slot = parent.entry(key).or_insert(Value::Null);
         if slot.is_null() {
-            *slot = Value::Object(serde_json::Map::new());
+            *slot = Value::Object(Map::new());
         }
         slot.as_object_mut()
     }
@@ -311,10 +205,7 @@ fn is_remote(name: &str) -> bool {
         || name.contains("?ref=")
 }
 
-fn list<'a>(
-    fields: &'a serde_json::Map<String, Value>,
-    key: &str,
-) -> impl Iterator<Item = &'a Value> {
+fn list<'a>(fields: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a Value> {
     fields
         .get(key)
         .and_then(Value::as_array)
@@ -339,55 +230,180 @@ fn string_map(value: Option<&Value>) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// The first document of a text (`{}` when there is none).
-fn parse_single(text: &str, file: &str, tree: &Tree) -> Result<Value, ManifestError> {
-    Ok(documents(text, file, tree.limits())?
-        .into_iter()
-        .next()
-        .map_or(Value::Object(serde_json::Map::new()), |d| d.value))
-}
-
+/// One kustomization being built.
 struct Ctx<'a> {
     dir: &'a Path,
     shown: &'a str,
     tree: &'a mut Tree,
-    notes: &'a mut Vec<Note>,
-    caveats: &'a mut Vec<String>,
+    files: &'a mut PatchFiles,
+    notes: Vec<Note>,
+    /// `file: field` of what was not emulated and could change the resources.
+    caveats: Vec<String>,
 }
 
 impl Ctx<'_> {
-    fn note(&mut self, field: &str, message: String) {
+    fn error(&self, message: String) -> ManifestError {
+        ManifestError::Kustomization {
+            path: self.shown.to_owned(),
+            message,
+        }
+    }
+
+    fn note(&mut self, field: &str, message: String, may_change_resources: bool) {
+        if may_change_resources {
+            self.caveats.push(format!("{}: {field}", self.shown));
+        }
         self.notes.push(Note {
             file: self.shown.to_owned(),
             field: field.to_owned(),
             message,
-            may_change_resources: false,
+            may_change_resources,
         });
     }
 
-    /// The documents of a patch file (read once per use, from inside the tree); none, with a
-    /// note and a caveat on the resources, when the file is not present.
-    fn patch_file(&mut self, name: &str, field: &str) -> Result<Vec<Value>, ManifestError> {
+    /// Notes every non-empty field that is not emulated (unknown fields were refused when
+    /// the kustomization was read).
+    fn note_fields(&mut self, fields: &Map<String, Value>) {
+        for (key, value) in fields {
+            if let Some(effect) = fields::not_emulated(key).filter(|_| !fields::is_empty(value)) {
+                let message = match effect {
+                    fields::Effect::Harmless(why) => format!("not applied: {why}"),
+                    fields::Effect::Unseen => "not emulated; the resources may differ from `kustomize build` output: pipe `kustomize build DIR | capi-machinepool check -` to check them as built".to_owned(),
+                };
+                let may_change = matches!(effect, fields::Effect::Unseen);
+                self.note(key, message, may_change);
+            }
+        }
+    }
+
+    /// The documents of `resources` and `bases`, in order (directories built in place).
+    fn accumulate_resources(
+        &mut self,
+        fields: &Map<String, Value>,
+        depth: usize,
+    ) -> Result<Vec<Document>, ManifestError> {
+        let mut resources = Vec::new();
+        let listed = list(fields, "resources").chain(list(fields, "bases"));
+        for (index, entry) in listed.enumerate() {
+            let field = format!("resources[{index}]");
+            let Some(name) = entry.as_str() else {
+                return Err(self.error(format!("{field} is not a string")));
+            };
+            if is_remote(name) {
+                let message = format!(
+                    "remote resource {} not fetched: pipe `kustomize build DIR | capi-machinepool check -` to check it",
+                    capi_diagnostics::excerpt::excerpt(name)
+                );
+                self.note(&field, message, true);
+                continue;
+            }
+            resources.extend(self.resource(name, &field, depth)?);
+        }
+        Ok(resources)
+    }
+
+    /// The documents of one local resource: a file, or a directory with a kustomization.
+    fn resource(
+        &mut self,
+        name: &str,
+        field: &str,
+        depth: usize,
+    ) -> Result<Vec<Document>, ManifestError> {
         let path = self.dir.join(name);
         if std::fs::symlink_metadata(&path).is_err() {
-            self.caveats.push(format!("{}: {field}", self.shown));
-            self.notes.push(Note {
-                file: self.shown.to_owned(),
-                field: field.to_owned(),
-                message: format!(
-                    "patch {} is not present: what it changes (labels, names, schemas) is not seen",
-                    display(&path)
-                ),
-                may_change_resources: true,
-            });
-            return Ok(Vec::new());
+            // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0): "accumulating resources from 'mp.yaml': ... no such
+            // file or directory".
+            return Err(self.error(format!(
+                "{field}: {} does not exist (kustomize fails on a missing resource)",
+                display(&path)
+            )));
         }
-        self.tree.resolve(&path)?;
-        let text = crate::tree::read_file(&path, self.tree.limits())?;
-        Ok(documents(&text, &display(&path), self.tree.limits())?
-            .into_iter()
-            .map(|d| d.value)
-            .collect())
+        let real = self.tree.resolve(&path)?;
+        if real.is_dir() {
+            let inner = build_with(self.tree, self.files, &path, depth + 1)?;
+            self.notes.extend(inner.notes);
+            return Ok(inner.documents);
+        }
+        let Some(text) = self.tree.read(&path)? else {
+            return Ok(Vec::new());
+        };
+        let shown = display(&path);
+        let docs = documents(&text, &shown, self.tree.limits())?;
+        for doc in &docs {
+            self.tree.budget().charge_value(&doc.value, &shown)?;
+        }
+        Ok(docs)
+    }
+
+    /// The documents of a patch file, read and parsed once per build; each use counts its
+    /// nodes against the load's budget.
+    fn patch_file(&mut self, name: &str, field: &str) -> Result<Rc<PatchSet>, ManifestError> {
+        let path = self.dir.join(name);
+        if std::fs::symlink_metadata(&path).is_err() {
+            // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0): "failed to get the patch file from path(nope.yaml)".
+            return Err(self.error(format!(
+                "{field}: patch {} does not exist (kustomize fails on a missing patch file)",
+                display(&path)
+            )));
+        }
+        let real = self.tree.resolve(&path)?;
+        let set = match self.files.0.get(&real) {
+            Some(set) => Rc::clone(set),
+            None => {
+                let text = crate::tree::read_file(&path, self.tree.limits())?;
+                let set = Rc::new(patch_set(&text, &display(&path), self.tree.limits())?);
+                self.files.0.insert(real, Rc::clone(&set));
+                set
+            }
+        };
+        self.tree
+            .budget()
+            .charge(set.nodes, &format!("{} ({field})", self.shown))?;
+        Ok(set)
+    }
+
+    /// The documents of an inline patch.
+    fn inline_patch(&mut self, text: &str, field: &str) -> Result<Rc<PatchSet>, ManifestError> {
+        let name = format!("{} ({field})", self.shown);
+        let set = patch_set(text, &name, self.tree.limits())?;
+        self.tree.budget().charge(set.nodes, &name)?;
+        Ok(Rc::new(set))
+    }
+
+    /// `patchesStrategicMerge`: file names or inline patches.
+    fn apply_legacy_strategic_merge(
+        &mut self,
+        resources: &mut Vec<Document>,
+        fields: &Map<String, Value>,
+    ) -> Result<(), ManifestError> {
+        for (index, entry) in list(fields, "patchesStrategicMerge").enumerate() {
+            let field = format!("patchesStrategicMerge[{index}]");
+            let set = match entry.as_str() {
+                Some(text) if !text.contains('\n') && !text.contains(": ") => {
+                    self.patch_file(text, &field)?
+                }
+                Some(text) => self.inline_patch(text, &field)?,
+                None => return Err(self.error(format!("{field} is not a string"))),
+            };
+            for patch in &set.patches {
+                self.strategic_merge(resources, patch, None, &field)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `patches` or `patchesJson6902`: each entry `{path | patch, target}`.
+    fn apply_patch_list(
+        &mut self,
+        resources: &mut Vec<Document>,
+        fields: &Map<String, Value>,
+        key: &str,
+    ) -> Result<(), ManifestError> {
+        for (index, entry) in list(fields, key).enumerate() {
+            let field = format!("{key}[{index}]");
+            self.patch_entry(resources, entry, &field)?;
+        }
+        Ok(())
     }
 
     /// One entry of `patches` or `patchesJson6902`: `{path | patch, target}`.
@@ -398,57 +414,54 @@ impl Ctx<'_> {
         field: &str,
     ) -> Result<(), ManifestError> {
         let target = match entry.get("target") {
-            Some(t) => {
-                Some(
-                    Target::from_value(t).map_err(|message| ManifestError::Kustomization {
-                        path: self.shown.to_owned(),
-                        message: format!("{field}.target: {message}"),
-                    })?,
-                )
-            }
-            None => None,
+            Some(t) if !t.is_null() => Some(
+                Target::from_value(t).map_err(|e| self.error(format!("{field}.target: {e}")))?,
+            ),
+            _ => None,
         };
-        let patches: Vec<Value> = if let Some(path) = entry.get("path").and_then(Value::as_str) {
+        let set = if let Some(path) = entry.get("path").and_then(Value::as_str) {
             self.patch_file(path, field)?
         } else if let Some(text) = entry.get("patch").and_then(Value::as_str) {
-            documents(
-                text,
-                &format!("{} ({field}.patch)", self.shown),
-                self.tree.limits(),
-            )?
-            .into_iter()
-            .map(|d| d.value)
-            .collect()
+            self.inline_patch(text, &format!("{field}.patch"))?
         } else {
-            return Err(ManifestError::Kustomization {
-                path: self.shown.to_owned(),
-                message: format!("{field}: neither path nor patch"),
-            });
+            return Err(self.error(format!("{field}: neither path nor patch")));
         };
-        for patch in patches {
+        for patch in &set.patches {
             if patch.is_array() {
                 let Some(target) = &target else {
-                    return Err(ManifestError::Kustomization {
-                        path: self.shown.to_owned(),
-                        message: format!("{field}: a JSON patch needs a target"),
-                    });
+                    return Err(self.error(format!("{field}: a JSON patch needs a target")));
                 };
-                let mut matched = 0;
-                for doc in resources.iter_mut().filter(|d| target.matches(&d.value)) {
-                    matched += 1;
-                    patch::json_patch(&mut doc.value, &patch).map_err(|e| {
-                        ManifestError::Kustomization {
-                            path: self.shown.to_owned(),
-                            message: format!("{field}: {e} on {}", doc.source),
-                        }
-                    })?;
-                }
-                if matched == 0 {
-                    self.note(field, "the JSON patch's target matches no resource".into());
-                }
+                self.json_patch(resources, patch, target, field)?;
             } else {
-                self.strategic_merge(resources, &patch, target.as_ref(), field);
+                self.strategic_merge(resources, patch, target.as_ref(), field)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Applies a JSON patch to every resource its target selects.
+    fn json_patch(
+        &mut self,
+        resources: &mut [Document],
+        patch: &Value,
+        target: &Target,
+        field: &str,
+    ) -> Result<(), ManifestError> {
+        let mut matched = 0;
+        for doc in resources.iter_mut().filter(|d| target.matches(&d.value)) {
+            matched += 1;
+            let added = patch::json_patch(&mut doc.value, patch, self.tree.limits())
+                .map_err(|e| self.error(format!("{field}: {e} on {}", doc.source)))?;
+            self.tree
+                .budget()
+                .charge(added, &format!("{} ({field})", self.shown))?;
+        }
+        if matched == 0 {
+            self.note(
+                field,
+                "the JSON patch's target matches no resource".into(),
+                false,
+            );
         }
         Ok(())
     }
@@ -461,7 +474,14 @@ impl Ctx<'_> {
         patch: &Value,
         target: Option<&Target>,
         field: &str,
-    ) {
+    ) -> Result<(), ManifestError> {
+        if patch["metadata"]["name"].as_str().is_none_or(str::is_empty) {
+            // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0) refuses such a patch, with or without a target:
+            // "unable to parse SM or JSON patch".
+            return Err(self.error(format!(
+                "{field}: a strategic merge patch needs metadata.name (kustomize: unable to parse SM or JSON patch)"
+            )));
+        }
         let own = Target::of(patch);
         let target = target.unwrap_or(&own);
         let before = resources.len();
@@ -474,23 +494,37 @@ impl Ctx<'_> {
             if patch::deletes_resource(patch) {
                 return false;
             }
-            patch::strategic_merge(&mut doc.value, patch);
+            patch::patch_resource(&mut doc.value, patch);
             true
         });
         if matched == 0 && before > 0 {
-            self.note(field, format!("the patch matches no resource ({target})"));
+            self.note(
+                field,
+                format!("the patch matches no resource ({target})"),
+                false,
+            );
+        }
+        Ok(())
+    }
+
+    /// The build: the resources, with the caveats of this kustomization.
+    fn finish(self, mut resources: Vec<Document>) -> Build {
+        for doc in &mut resources {
+            doc.caveats.extend(self.caveats.iter().cloned());
+        }
+        Build {
+            documents: resources,
+            notes: self.notes,
         }
     }
 }
 
-impl Document {
-    /// A document with no caveat.
-    #[must_use]
-    pub fn new(source: Source, value: Value) -> Self {
-        Self {
-            source,
-            value,
-            caveats: Vec::new(),
-        }
-    }
+/// The documents of a patch and their nodes.
+fn patch_set(text: &str, name: &str, limits: &crate::Limits) -> Result<PatchSet, ManifestError> {
+    let patches: Vec<Value> = documents(text, name, limits)?
+        .into_iter()
+        .map(|d| d.value)
+        .collect();
+    let nodes = patches.iter().map(nodes).sum();
+    Ok(PatchSet { patches, nodes })
 }

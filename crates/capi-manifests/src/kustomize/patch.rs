@@ -1,9 +1,22 @@
 //! The two patch formats of kustomize: strategic merge patches (as kustomize applies them to
 //! kinds it has no merge keys for, CustomResourceDefinitions included: maps merge, `null`
 //! deletes, lists are replaced, `$patch: replace` / `$patch: delete` directives) and JSON
-//! patches (RFC 6902).
+//! patches (RFC 6902), whose results stay within the limits of a parsed document.
 
 use serde_json::{Map, Value};
+
+use crate::Limits;
+use crate::budget::{depth, nodes};
+
+/// Applies a strategic merge patch to a resource as kustomize does: a `$patch: replace` at the
+/// root of the patch is ignored (`kubectl kustomize` leaves the resource unchanged, checked on
+/// kubectl v1.32 (kustomize v5.5.0) with a patch holding only `metadata`), everything else as [`strategic_merge`].
+pub fn patch_resource(resource: &mut Value, patch: &Value) {
+    if patch.get("$patch").and_then(Value::as_str) == Some("replace") {
+        return;
+    }
+    strategic_merge(resource, patch);
+}
 
 /// Merges a strategic merge patch into `target` (see the module docs).
 pub fn strategic_merge(target: &mut Value, patch: &Value) {
@@ -181,25 +194,68 @@ fn remove(doc: &mut Value, tokens: &[String]) -> Result<Value, String> {
     }
 }
 
-fn apply_one(doc: &mut Value, op: &Value) -> Result<(), String> {
+/// The size of a document being patched: its nodes, kept within the limits.
+struct Size<'l> {
+    nodes: usize,
+    added: usize,
+    limits: &'l Limits,
+}
+
+impl Size<'_> {
+    /// Counts a value put at `path`: the document must stay within the node and depth limits.
+    fn put(&mut self, path: &[String], value: &Value) -> Result<(), String> {
+        let added = nodes(value);
+        self.nodes = self.nodes.saturating_add(added);
+        self.added = self.added.saturating_add(added);
+        if self.nodes > self.limits.max_nodes {
+            return Err(format!(
+                "the result would hold more than {} nodes",
+                self.limits.max_nodes
+            ));
+        }
+        if path.len() + depth(value) > self.limits.max_depth {
+            return Err(format!(
+                "the result would nest deeper than {}",
+                self.limits.max_depth
+            ));
+        }
+        Ok(())
+    }
+
+    fn take(&mut self, value: &Value) {
+        self.nodes = self.nodes.saturating_sub(nodes(value));
+    }
+}
+
+fn apply_one(doc: &mut Value, op: &Value, size: &mut Size<'_>) -> Result<(), String> {
     let name = op["op"].as_str().ok_or("no op")?;
     let path = tokens(op["path"].as_str().ok_or("no path")?)?;
     let from = || tokens(op["from"].as_str().unwrap_or_default());
     match name {
-        "add" => add(doc, &path, op.get("value").cloned().ok_or("no value")?),
-        "remove" => remove(doc, &path).map(drop),
+        "add" => {
+            let value = op.get("value").cloned().ok_or("no value")?;
+            size.put(&path, &value)?;
+            add(doc, &path, value)
+        }
+        "remove" => remove(doc, &path).map(|old| size.take(&old)),
         "replace" => {
             let value = op.get("value").cloned().ok_or("no value")?;
+            size.put(&path, &value)?;
             let target = parent(doc, &path)?;
-            *target = value;
+            let old = std::mem::replace(target, value);
+            size.take(&old);
             Ok(())
         }
         "move" => {
             let value = remove(doc, &from()?)?;
+            size.take(&value);
+            size.put(&path, &value)?;
             add(doc, &path, value)
         }
         "copy" => {
-            let value = get(doc, &from()?)?.clone();
+            let value = get(doc, &from()?)?;
+            size.put(&path, value)?;
+            let value = value.clone();
             add(doc, &path, value)
         }
         "test" => {
@@ -214,23 +270,32 @@ fn apply_one(doc: &mut Value, op: &Value) -> Result<(), String> {
     }
 }
 
-/// Applies a JSON patch (a list of operations) to `doc`, all or nothing.
+/// Applies a JSON patch (a list of operations) to `doc`, all or nothing; the result must stay
+/// within `limits.max_nodes` and `limits.max_depth`, as a parsed document does (a chain of
+/// `copy` operations would otherwise double the document with each one). Returns the number
+/// of nodes the operations put into the document (for a load's total budget).
 ///
 /// # Errors
-/// The first operation that cannot be applied (the document is then unchanged).
+/// The first operation that cannot be applied or breaks a limit (the document is then
+/// unchanged).
 ///
 /// ```
-/// use capi_manifests::kustomize::patch::json_patch;
+/// use capi_manifests::{Limits, kustomize::patch::json_patch};
 /// let mut doc = serde_json::json!({"metadata": {"labels": {"a": "1"}}});
 /// let ops = serde_json::json!([{"op": "add", "path": "/metadata/labels/b~1c", "value": "2"}]);
-/// json_patch(&mut doc, &ops).unwrap();
+/// json_patch(&mut doc, &ops, &Limits::default()).unwrap();
 /// assert_eq!(doc["metadata"]["labels"]["b/c"], "2");
 /// ```
-pub fn json_patch(doc: &mut Value, ops: &Value) -> Result<(), JsonPatchError> {
+pub fn json_patch(doc: &mut Value, ops: &Value, limits: &Limits) -> Result<usize, JsonPatchError> {
     let list = ops.as_array().map(Vec::as_slice).unwrap_or_default();
     let mut work = doc.clone();
+    let mut size = Size {
+        nodes: nodes(doc),
+        added: 0,
+        limits,
+    };
     for (index, op) in list.iter().enumerate() {
-        apply_one(&mut work, op).map_err(|reason| JsonPatchError {
+        apply_one(&mut work, op, &mut size).map_err(|reason| JsonPatchError {
             index,
             op: op["op"].as_str().unwrap_or("?").to_owned(),
             path: op["path"].as_str().unwrap_or("?").to_owned(),
@@ -238,7 +303,7 @@ pub fn json_patch(doc: &mut Value, ops: &Value) -> Result<(), JsonPatchError> {
         })?;
     }
     *doc = work;
-    Ok(())
+    Ok(size.added)
 }
 
 #[cfg(test)]
@@ -271,6 +336,38 @@ mod tests {
     }
 
     #[test]
+    fn a_root_replace_leaves_the_resource_as_it_was() {
+        // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0) prints the CRD unchanged for a patch of
+        // `$patch: replace` with only apiVersion, kind and metadata.
+        let crd = json!({"kind": "CustomResourceDefinition", "metadata": {"name": "a"}, "spec": {"group": "g"}});
+        let mut doc = crd.clone();
+        patch_resource(
+            &mut doc,
+            &json!({"$patch": "replace", "kind": "CustomResourceDefinition", "metadata": {"name": "a", "labels": {"x": "y"}}}),
+        );
+        assert_eq!(doc, crd);
+    }
+
+    #[test]
+    fn copies_that_double_the_document_stop_at_the_node_limit() {
+        let limits = Limits {
+            max_nodes: 1000,
+            ..Limits::default()
+        };
+        let mut doc = json!({"spec": {"a": [1, 2, 3, 4, 5, 6, 7, 8]}});
+        let ops: Vec<Value> = (0..40)
+            .map(|i| json!({"op": "copy", "from": "/spec", "path": format!("/spec/x{i}")}))
+            .collect();
+        let err = json_patch(&mut doc, &Value::Array(ops), &limits).unwrap_err();
+        assert!(err.reason.contains("more than 1000 nodes"), "{err}");
+        // The document has 13 nodes, /spec 11; each copy adds /spec's nodes to the document
+        // and /spec grows to twice itself plus the new key: 11, 23, 47, 95, 191, 383, 767 added
+        // gives 24, 47, 94, 189, 380, 763, 1530: operation 6 passes 1000.
+        assert_eq!(err.index, 6);
+        assert_eq!(doc, json!({"spec": {"a": [1, 2, 3, 4, 5, 6, 7, 8]}}));
+    }
+
+    #[test]
     fn json_patch_ops_and_atomicity() {
         let mut doc = json!({"a": [1, 2], "b": {"c": 1}});
         json_patch(
@@ -284,6 +381,7 @@ mod tests {
                 {"op": "test", "path": "/e", "value": 1},
                 {"op": "remove", "path": "/a/1"}
             ]),
+            &Limits::default(),
         )
         .unwrap();
         assert_eq!(doc, json!({"a": [0, 2, 3], "b": "x", "d": 1, "e": 1}));
@@ -291,6 +389,7 @@ mod tests {
         let err = json_patch(
             &mut doc,
             &json!([{"op": "remove", "path": "/a/0"}, {"op": "remove", "path": "/nope"}]),
+            &Limits::default(),
         )
         .unwrap_err();
         assert_eq!(err.index, 1);

@@ -25,17 +25,50 @@ enum Term {
     NotEquals(String, String),
 }
 
-fn anchored(pattern: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| e.to_string())
+/// Why a `target:` mapping cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// `name` or `namespace` is not a valid regular expression.
+    #[error("{field}: invalid regular expression: {message}")]
+    Regex {
+        /// The field.
+        field: &'static str,
+        /// The regex crate's message.
+        message: String,
+    },
+    /// A set-based selector term (`in`, `notin`, `!key`), which is not emulated.
+    #[error("set-based selector {term:?} is not supported")]
+    SetBasedSelector {
+        /// The term.
+        term: String,
+    },
+    /// A field is not a string.
+    #[error("{field}: not a string")]
+    NotAString {
+        /// The field.
+        field: &'static str,
+    },
+    /// `target` is not a mapping.
+    #[error("not a mapping")]
+    NotAMapping,
 }
 
-fn selector(text: &str) -> Result<Vec<Term>, String> {
+fn anchored(pattern: &str, field: &'static str) -> Result<regex::Regex, TargetError> {
+    regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| TargetError::Regex {
+        field,
+        message: e.to_string(),
+    })
+}
+
+fn selector(text: &str) -> Result<Vec<Term>, TargetError> {
     text.split(',')
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .map(|term| {
             if term.contains(" in ") || term.contains(" notin ") || term.starts_with('!') {
-                return Err(format!("set-based selector {term:?} is not supported"));
+                return Err(TargetError::SetBasedSelector {
+                    term: term.to_owned(),
+                });
             }
             Ok(if let Some((k, v)) = term.split_once("!=") {
                 Term::NotEquals(k.trim().to_owned(), v.trim().to_owned())
@@ -64,23 +97,33 @@ impl Target {
     /// Reads a `target:` mapping.
     ///
     /// # Errors
-    /// An invalid regular expression or an unsupported selector.
-    pub fn from_value(value: &Value) -> Result<Self, String> {
-        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+    /// Not a mapping, a field that is not a string, an invalid regular expression or an
+    /// unsupported selector.
+    pub fn from_value(value: &Value) -> Result<Self, TargetError> {
+        if !value.is_object() {
+            return Err(TargetError::NotAMapping);
+        }
+        let text = |field: &'static str| match value.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(TargetError::NotAString { field }),
+        };
+        let selectors = |field| -> Result<Vec<Term>, TargetError> {
+            Ok(text(field)?
+                .map(|s| selector(&s))
+                .transpose()?
+                .unwrap_or_default())
+        };
         Ok(Self {
-            group: text("group"),
-            version: text("version"),
-            kind: text("kind"),
-            name: text("name").map(|n| anchored(&n)).transpose()?,
-            namespace: text("namespace").map(|n| anchored(&n)).transpose()?,
-            label_selector: text("labelSelector")
-                .map(|s| selector(&s))
-                .transpose()?
-                .unwrap_or_default(),
-            annotation_selector: text("annotationSelector")
-                .map(|s| selector(&s))
-                .transpose()?
-                .unwrap_or_default(),
+            group: text("group")?,
+            version: text("version")?,
+            kind: text("kind")?,
+            name: text("name")?.map(|n| anchored(&n, "name")).transpose()?,
+            namespace: text("namespace")?
+                .map(|n| anchored(&n, "namespace"))
+                .transpose()?,
+            label_selector: selectors("labelSelector")?,
+            annotation_selector: selectors("annotationSelector")?,
         })
     }
 
@@ -89,7 +132,10 @@ impl Target {
     #[must_use]
     pub fn of(patch: &Value) -> Self {
         let (group, _) = group_version(patch["apiVersion"].as_str().unwrap_or_default());
-        let literal = |v: &Value| v.as_str().and_then(|s| anchored(&regex::escape(s)).ok());
+        let literal = |v: &Value| {
+            v.as_str()
+                .and_then(|s| anchored(&regex::escape(s), "name").ok())
+        };
         Self {
             group: Some(group.to_owned()),
             version: None,
@@ -163,7 +209,14 @@ mod tests {
         assert!(!t(json!({"version": "v1beta1"})));
         assert!(t(json!({"labelSelector": "a=1"})));
         assert!(!t(json!({"labelSelector": "a!=1"})));
-        assert!(Target::from_value(&json!({"labelSelector": "a in (1)"})).is_err());
+        assert!(matches!(
+            Target::from_value(&json!({"labelSelector": "a in (1)"})),
+            Err(TargetError::SetBasedSelector { .. })
+        ));
+        assert!(matches!(
+            Target::from_value(&json!({"name": "("})),
+            Err(TargetError::Regex { field: "name", .. })
+        ));
         assert!(Target::of(&crd).matches(&crd));
     }
 }

@@ -1,0 +1,44 @@
+//! Inputs found by the cargo-fuzz targets (`fuzz/`), kept as regression tests: each goes through
+//! the same code path as its target and must give an answer, not a panic. Files named
+//! `crash-*` once broke a target's assertion (see `fuzz/README.md`); the others are
+//! coverage-increasing inputs the fuzzer kept.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use capi_machinepool_conversion::{StaticResolver, machine_pool_converter, review};
+use serde_json::Value;
+
+fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = capi_test_support::fixture("fuzz").join(target);
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    files
+        .into_iter()
+        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+        .collect()
+}
+
+#[test]
+fn conversion_review_inputs() {
+    let resolver = StaticResolver::new()
+        .with(
+            "infrastructure.cluster.x-k8s.io",
+            "DockerMachinePool",
+            "infrastructure.cluster.x-k8s.io/v1beta2",
+        )
+        .with(
+            "bootstrap.cluster.x-k8s.io",
+            "KubeadmConfig",
+            "bootstrap.cluster.x-k8s.io/v1beta2",
+        );
+    let converter = machine_pool_converter(resolver);
+    for (name, data) in inputs("conversion_review") {
+        let response = review::handle_bytes(&converter, &data);
+        let value: Value = serde_json::from_slice(&response.body).unwrap();
+        assert_eq!(value["kind"], "ConversionReview", "{name}");
+        assert!(response.status == 200 || response.status == 400, "{name}");
+    }
+}

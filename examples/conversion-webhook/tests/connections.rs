@@ -1,0 +1,273 @@
+//! Connections against the Deployment's memory limit: the webhook binary runs as its own
+//! process on 127.0.0.1 (so its peak RSS is its own), attacked by HTTP/1.1 slow-body clients
+//! and HTTP/2 clients that fill their flow-control windows, more of each than the connection
+//! cap; its peak RSS stays under the Deployment's 128 MiB limit, idle HTTP/2 connections are
+//! closed, the cap refuses connections over it, and an announced oversized body gets 413 at
+//! once. Every loop here is bounded in count and time; the server is stopped at the end.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::io::BufRead;
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{connector_with_alpn, write_cert};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
+use tokio_rustls::rustls::pki_types::ServerName;
+
+/// The Deployment's memory limit (`deploy/deployment.yaml`).
+const MEMORY_LIMIT_KB: u64 = 128 * 1024;
+
+struct Webhook {
+    child: Child,
+    addr: SocketAddr,
+    dir: std::path::PathBuf,
+    cert: tokio_rustls::rustls::pki_types::CertificateDer<'static>,
+}
+
+impl Webhook {
+    /// Starts the binary with `args` and waits for the address it listens on.
+    fn start(name: &str, args: &[&str]) -> Self {
+        let dir = std::env::temp_dir().join(format!("webhook-conn-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cert = write_cert(&dir);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_conversion-webhook"))
+            .args(["--addr", "127.0.0.1:0", "--cert-dir", dir.to_str().unwrap()])
+            .args(args)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if line.contains("serving conversion reviews") {
+                    let _ = tx.send(line.clone());
+                }
+            }
+        });
+        let line = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let addr = value["fields"]["addr"].as_str().unwrap().parse().unwrap();
+        Self {
+            child,
+            addr,
+            dir,
+            cert,
+        }
+    }
+
+    /// Peak resident memory of the server process (VmHWM), in kB.
+    fn peak_rss_kb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap()
+    }
+
+    fn connector(&self, alpn: &[&[u8]]) -> TlsConnector {
+        connector_with_alpn(self.cert.clone(), alpn)
+    }
+
+    async fn tls(&self, alpn: &[&[u8]]) -> std::io::Result<TlsStream<TcpStream>> {
+        let tcp = TcpStream::connect(self.addr).await?;
+        self.connector(alpn)
+            .connect(ServerName::try_from("localhost").unwrap(), tcp)
+            .await
+    }
+
+    /// One HTTP/1.1 request on a new connection: the status.
+    async fn get_healthz(&self) -> Option<u16> {
+        let tls = self.tls(&[]).await.ok()?;
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
+            .await
+            .ok()?;
+        tokio::spawn(conn);
+        let req = hyper::Request::get("/healthz")
+            .header("host", "localhost")
+            .body(Full::new(Bytes::new()))
+            .unwrap();
+        Some(sender.send_request(req).await.ok()?.status().as_u16())
+    }
+}
+
+impl Drop for Webhook {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// An HTTP/1.1 client that announces a 3 MB body and sends 256 KB of it.
+async fn slow_body_client(w: &Webhook) -> Option<TlsStream<TcpStream>> {
+    let mut tls = w.tls(&[]).await.ok()?;
+    tls.write_all(b"POST /convert HTTP/1.1\r\nhost: localhost\r\ncontent-length: 3000000\r\n\r\n")
+        .await
+        .ok()?;
+    tls.write_all(&vec![b' '; 256 * 1024]).await.ok()?;
+    tls.flush().await.ok()?;
+    Some(tls)
+}
+
+/// An HTTP/2 client that posts a 3 MB body: it sends what the flow-control windows allow.
+async fn window_filling_h2_client(w: &Webhook) -> Option<tokio::task::JoinHandle<()>> {
+    let tls = w.tls(&[b"h2"]).await.ok()?;
+    if tls.get_ref().1.alpn_protocol() != Some(b"h2") {
+        return None;
+    }
+    let (mut sender, conn) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tls))
+            .await
+            .ok()?;
+    tokio::spawn(conn);
+    let req = hyper::Request::post("https://localhost/convert")
+        .body(Full::new(Bytes::from(vec![b' '; 3_000_000])))
+        .unwrap();
+    Some(tokio::spawn(async move {
+        let _ = sender.send_request(req).await;
+    }))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_http1_and_http2_clients_stay_under_the_memory_limit() {
+    let w = Webhook::start("memory", &["--body-timeout-seconds", "3"]);
+    let started = Instant::now();
+    let mut h1 = Vec::new();
+    let mut h2 = Vec::new();
+    for _ in 0..300 {
+        if let Some(c) = slow_body_client(&w).await {
+            h1.push(c);
+        }
+        if let Some(c) = window_filling_h2_client(&w).await {
+            h2.push(c);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let peak = w.peak_rss_kb();
+    eprintln!(
+        "600 attacking connections ({} HTTP/1.1 and {} HTTP/2 got through the handshake): server peak RSS {peak} kB after {:?}",
+        h1.len(),
+        h2.len(),
+        started.elapsed()
+    );
+    assert!(peak < MEMORY_LIMIT_KB, "peak RSS {peak} kB");
+    assert!(!h2.is_empty(), "no HTTP/2 connection was made");
+    // The body timeout closes the attackers (408 or reset), and the server serves again.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut served = None;
+    while Instant::now() < deadline {
+        served = w.get_healthz().await;
+        if served == Some(200) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(served, Some(200));
+    for task in h2 {
+        task.abort();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_over_the_cap_are_closed_at_once() {
+    let w = Webhook::start("cap", &["--max-connections", "4"]);
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(w.tls(&[]).await.unwrap());
+    }
+    let started = Instant::now();
+    // The fifth connection is closed before its handshake completes.
+    let fifth = tokio::time::timeout(Duration::from_secs(5), w.tls(&[]))
+        .await
+        .unwrap();
+    assert!(fifth.is_err(), "a fifth connection was accepted");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(w.get_healthz().await, Some(200));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_http2_connections_are_closed() {
+    // Idle: 1 s; a request may take up to the conversion and body timeouts (1 s each), so
+    // the connection idle limit is 2 s.
+    let w = Webhook::start(
+        "h2-idle",
+        &[
+            "--idle-timeout-seconds",
+            "1",
+            "--timeout-seconds",
+            "1",
+            "--body-timeout-seconds",
+            "1",
+        ],
+    );
+    let tls = w.tls(&[b"h2"]).await.unwrap();
+    assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+    let (mut sender, conn) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tls))
+            .await
+            .unwrap();
+    let conn = tokio::spawn(conn);
+    let req = hyper::Request::get("https://localhost/healthz")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let _ = resp.into_body().collect().await;
+    let started = Instant::now();
+    // The server closes the idle connection: the client's connection task ends.
+    let ended = tokio::time::timeout(Duration::from_secs(10), conn).await;
+    assert!(
+        ended.is_ok(),
+        "idle HTTP/2 connection still open after 10 s"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_announced_oversized_body_gets_413_without_100_continue() {
+    let w = Webhook::start("expect", &["--max-body-bytes", "1000"]);
+    let mut tls = w.tls(&[]).await.unwrap();
+    tls.write_all(
+        b"POST /convert HTTP/1.1\r\nhost: localhost\r\ncontent-length: 5000000\r\nexpect: 100-continue\r\n\r\n",
+    )
+    .await
+    .unwrap();
+    tls.flush().await.unwrap();
+    let started = Instant::now();
+    let mut head = vec![0u8; 512];
+    let n = tokio::time::timeout(Duration::from_secs(3), tls.read(&mut head))
+        .await
+        .unwrap()
+        .unwrap();
+    let head = String::from_utf8_lossy(&head[..n]).to_string();
+    assert!(head.starts_with("HTTP/1.1 413"), "{head}");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
