@@ -105,10 +105,29 @@ fn load_dir(
     Ok(())
 }
 
+/// Keeps every document of a stream, parsed one at a time.
+fn push_stream<R: BufRead>(
+    out: &mut Loaded,
+    budget: &mut Budget,
+    reader: R,
+    name: &str,
+    limits: Limits,
+) -> Result<(), ManifestError> {
+    for item in stream(reader, name, limits) {
+        let item = item?;
+        if let Some(value) = item.value.filter(|v| !v.is_null()) {
+            keep(out, budget, Document::new(item.raw.source, value))?;
+        }
+    }
+    Ok(())
+}
+
 /// Reads every path: `-` is standard input, a directory is read as a tree (see the crate
-/// docs: its kustomization is rendered, links may not leave it, limits apply), a file is read
-/// as a multi-document stream. Everything kept counts against one
-/// [`Limits::max_total_nodes`] budget.
+/// docs: its kustomization is rendered, links may not leave it, limits apply), any other path
+/// named here is streamed as a multi-document file (any length, and pipes such as
+/// `<(kustomize build DIR)` too: the caller chose it; files *inside* a tree must be regular
+/// files within the size limit). Everything kept counts against one
+/// [`Limits::max_total_nodes`] budget; each document against the per-document limits.
 ///
 /// # Errors
 /// The first path or document that cannot be read, or a broken limit.
@@ -117,12 +136,7 @@ pub fn load(paths: &[PathBuf], limits: Limits) -> Result<Loaded, ManifestError> 
     let mut budget = Budget::new(&limits);
     for path in paths {
         if path == Path::new("-") {
-            for item in stream(std::io::stdin().lock(), "-", limits) {
-                let item = item?;
-                if let Some(value) = item.value.filter(|v| !v.is_null()) {
-                    keep(&mut out, &mut budget, Document::new(item.raw.source, value))?;
-                }
-            }
+            push_stream(&mut out, &mut budget, std::io::stdin().lock(), "-", limits)?;
             continue;
         }
         let meta = std::fs::metadata(path).map_err(|e| ManifestError::io(path, e))?;
@@ -131,9 +145,10 @@ pub fn load(paths: &[PathBuf], limits: Limits) -> Result<Loaded, ManifestError> 
             load_dir(&mut tree, path, 0, &mut out)?;
             budget = *tree.budget();
         } else {
-            let text = crate::tree::read_file(path, &limits)?;
+            let file = std::fs::File::open(path).map_err(|e| ManifestError::io(path, e))?;
+            let reader = std::io::BufReader::with_capacity(256 * 1024, file);
             let name = crate::error::display_path(path);
-            push_text(&mut out, &mut budget, &text, &name, &limits)?;
+            push_stream(&mut out, &mut budget, reader, &name, limits)?;
         }
     }
     Ok(out)

@@ -91,6 +91,45 @@ fn fifos_do_not_hang() {
     assert!(took < Duration::from_secs(2), "{took:?}");
 }
 
+/// A pipe named on the command line (`check <(kustomize build config/crd)`) is the caller's
+/// choice, not a tree's content: it is streamed, while the same FIFO inside a tree is refused
+/// (above).
+#[test]
+fn a_fifo_named_directly_is_streamed() {
+    let dir = tree("named-fifo");
+    let fifo = dir.join("rendered");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, format!("{CRD}---\n{CRD}")).unwrap())
+    };
+    let loaded = load(&[fifo], Limits::default()).unwrap();
+    writer.join().unwrap();
+    assert_eq!(loaded.documents.len(), 2);
+    assert_eq!(
+        loaded.documents[1].value["kind"],
+        "CustomResourceDefinition"
+    );
+}
+
+/// A file named directly may be larger than the per-file limit of files inside trees; each
+/// document still has its own limits.
+#[test]
+fn a_file_named_directly_is_not_held_to_the_tree_file_limit() {
+    let dir = tree("named-big");
+    let file = dir.join("big.yaml");
+    std::fs::write(&file, format!("{CRD}---\na: {}\n", "x".repeat(4096))).unwrap();
+    let limits = Limits {
+        max_file_bytes: 1024,
+        ..Limits::default()
+    };
+    assert_eq!(load(&[file], limits).unwrap().documents.len(), 2);
+}
+
 #[test]
 fn files_over_the_limit_are_refused() {
     let dir = tree("big");
