@@ -10,23 +10,9 @@ use capi_manifests::Limits;
 use capi_manifests::load::documents;
 use capi_test_support::go_normalized;
 
-fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = capi_test_support::fixture("fuzz").join(target);
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    assert!(!files.is_empty());
-    files
-        .into_iter()
-        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
-        .collect()
-}
-
 #[test]
 fn parse_machine_pool_inputs() {
-    for (name, data) in inputs("parse_machine_pool") {
+    for (name, data) in capi_test_support::fuzz_inputs("parse_machine_pool") {
         let Ok(text) = std::str::from_utf8(&data) else {
             continue;
         };

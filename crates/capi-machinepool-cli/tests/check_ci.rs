@@ -144,7 +144,9 @@ fn skipped_inputs_are_one_line_unless_verbose() {
         .collect();
     assert_eq!(
         skipped,
-        ["skipped: 13 input(s) that are not InfraMachinePools or their templates (-v lists them)"]
+        [
+            "skipped: 13 input(s) that are not InfraMachinePools or their templates (verbose output lists them)"
+        ]
     );
     let verbose = out(&run(&["check", "-v", &tree("capz")], None));
     assert_eq!(

@@ -7,20 +7,6 @@
 use capi_machinepool_conversion::{StaticResolver, machine_pool_converter, review};
 use serde_json::Value;
 
-fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = capi_test_support::fixture("fuzz").join(target);
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    assert!(!files.is_empty());
-    files
-        .into_iter()
-        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
-        .collect()
-}
-
 #[test]
 fn conversion_review_inputs() {
     let resolver = StaticResolver::new()
@@ -35,7 +21,7 @@ fn conversion_review_inputs() {
             "bootstrap.cluster.x-k8s.io/v1beta2",
         );
     let converter = machine_pool_converter(resolver);
-    for (name, data) in inputs("conversion_review") {
+    for (name, data) in capi_test_support::fuzz_inputs("conversion_review") {
         let response = review::handle_bytes(&converter, &data);
         let value: Value = serde_json::from_slice(&response.body).unwrap();
         assert_eq!(value["kind"], "ConversionReview", "{name}");

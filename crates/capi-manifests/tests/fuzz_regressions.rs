@@ -11,23 +11,9 @@ use capi_manifests::split::split_str;
 use capi_manifests::{Limits, ManifestError};
 use serde_json::Value;
 
-fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = capi_test_support::fixture("fuzz").join(target);
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    assert!(!files.is_empty());
-    files
-        .into_iter()
-        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
-        .collect()
-}
-
 #[test]
 fn split_documents_inputs() {
-    for (name, data) in inputs("split_documents") {
+    for (name, data) in capi_test_support::fuzz_inputs("split_documents") {
         let text = std::str::from_utf8(&data).unwrap();
         // Each piece is text of the input, in order (a marker-like first line keeps its
         // column, so leading spaces are not compared).
@@ -72,7 +58,10 @@ fn split_documents_inputs() {
 /// is `kustomization.yaml`), written to a fresh directory and loaded as `check DIR` does.
 #[test]
 fn load_tree_inputs() {
-    for (index, (name, data)) in inputs("load_tree").into_iter().enumerate() {
+    for (index, (name, data)) in capi_test_support::fuzz_inputs("load_tree")
+        .into_iter()
+        .enumerate()
+    {
         let root = std::env::temp_dir().join(format!(
             "capi-fuzz-regression-{}-{index}",
             std::process::id()

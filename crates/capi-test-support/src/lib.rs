@@ -209,3 +209,26 @@ pub fn first_difference(
     }
     walk("", ours, theirs, name, numbers)
 }
+
+/// The inputs a cargo-fuzz target kept (`tests/fixtures/fuzz/<target>/`), sorted by file name,
+/// as `(path, bytes)`: the fuzz regression tests of each crate replay them.
+///
+/// # Panics
+/// When the directory is missing or empty (a fixture was lost).
+#[must_use]
+pub fn fuzz_inputs(target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = fixture("fuzz").join(target);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{}: no fuzz inputs", dir.display());
+    files
+        .into_iter()
+        .map(|p| {
+            let data = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p.display().to_string(), data)
+        })
+        .collect()
+}

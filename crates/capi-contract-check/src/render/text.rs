@@ -78,7 +78,7 @@ pub fn text(report: &Report, verbose: bool) -> String {
     } else if !report.skipped.is_empty() {
         let _ = writeln!(
             out,
-            "skipped: {} input(s) that are not InfraMachinePools or their templates (-v lists them)",
+            "skipped: {} input(s) that are not InfraMachinePools or their templates (verbose output lists them)",
             report.skipped.len()
         );
     }
