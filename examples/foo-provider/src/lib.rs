@@ -24,8 +24,11 @@ use capi_conditions::set;
 use capi_conditions::summary::{SummaryOptions, summary};
 use capi_contract::Contract;
 use capi_contract::labels::{ContractLabelError, add_contract_labels};
+use capi_contract::provider_ids::{NodeReport, match_node_objects};
 use capi_machinepool_api::ssa::{StatusApply, status_apply};
 use capi_machinepool_conversion::{ApiVersionResolver, HubSpokeConverter};
+use capi_machinepool_rollout::skew::{self, SkewFinding, VersionAt};
+use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::CustomResourceExt;
@@ -138,4 +141,29 @@ pub fn status_update(
         apply: status_apply(&name, namespace.as_deref(), status),
         paused,
     }
+}
+
+/// Matches the pool's `spec.providerIDList` with the workload cluster's Nodes, as the
+/// MachinePool controller will: IDs without a Node, Nodes the list misses, near misses
+/// (case, whitespace, slashes after the scheme), Nodes still tainted uninitialized and
+/// duplicates. A controller runs it before it publishes a new list.
+#[must_use]
+pub fn node_report(pool: &v1beta1::FooMachinePool, nodes: &[Node]) -> NodeReport {
+    match_node_objects(&pool.spec.provider_id_list, nodes)
+}
+
+/// The version skew gate a pool controller runs before it rolls out instances at
+/// `kubelet_version` (the MachinePool's `spec.template.spec.version`): the policy's verdicts
+/// against the control plane versions (`spec.version` and `status.version` of whatever
+/// control plane the Cluster names; see `capi_machinepool_rollout::control_plane`). Roll out
+/// only when no finding is an error.
+#[must_use]
+pub fn skew_gate(
+    pool: &v1beta1::FooMachinePool,
+    control_plane: &[VersionAt],
+    kubelet_version: &str,
+) -> Vec<SkewFinding> {
+    let name = pool.metadata.name.as_deref().unwrap_or_default();
+    let kubelet = VersionAt::new(kubelet_version, format!("FooMachinePool {name} rollout"));
+    skew::check(control_plane, &[kubelet])
 }

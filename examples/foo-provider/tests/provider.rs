@@ -5,7 +5,7 @@
 use capi_conditions::{new_condition, set};
 use capi_contract_check::{CheckOptions, CrdInput, Outcome, check, check_crds};
 use capi_machinepool_conversion::{StaticResolver, review};
-use foo_provider::{converter, ready_condition, status_update, v1beta1};
+use foo_provider::{converter, node_report, ready_condition, skew_gate, status_update, v1beta1};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use serde_json::{Value, json};
@@ -178,4 +178,45 @@ fn status_update_sets_paused_and_ready_in_an_apply_body() {
     );
     pool.metadata.annotations = None;
     assert!(!status_update(&mut pool, false, &now).paused);
+}
+
+/// Node matching on the provider's own pool (upstream `getNodeReferences` matches Nodes by
+/// exact `spec.providerID`): a near miss is named, so the provider can fix how it writes IDs.
+#[test]
+fn node_report_names_ids_without_nodes_and_near_misses() {
+    use k8s_openapi::api::core::v1::{Node, NodeSpec};
+    let mut pool = v1beta1::FooMachinePool::new("pool", Default::default());
+    pool.spec.provider_id_list = vec!["foo://a".into(), "foo:///b".into()];
+    let node = |name: &str, id: &str| Node {
+        metadata: kube::core::ObjectMeta {
+            name: Some(name.into()),
+            ..Default::default()
+        },
+        spec: Some(NodeSpec {
+            provider_id: Some(id.into()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let report = node_report(&pool, &[node("n-a", "foo://a"), node("n-b", "foo://b")]);
+    assert!(!report.is_clean());
+    assert_eq!(report.matched.len(), 1);
+    assert_eq!(report.ids_without_node, ["foo:///b"]);
+    assert_eq!(report.near_misses.len(), 1, "{report:?}");
+}
+
+/// The skew gate: "kubelet must not be newer than kube-apiserver" (Kubernetes version skew
+/// policy), judged against the oldest kube-apiserver of a control plane mid-upgrade.
+#[test]
+fn skew_gate_refuses_a_kubelet_newer_than_the_control_plane() {
+    use capi_machinepool_rollout::{Severity, skew::VersionAt};
+    let pool = v1beta1::FooMachinePool::new("pool", Default::default());
+    let cp = [
+        VersionAt::new("v1.35.0", "KubeadmControlPlane default/cp spec.version"),
+        VersionAt::new("v1.34.2", "KubeadmControlPlane default/cp status.version"),
+    ];
+    let found = skew_gate(&pool, &cp, "v1.35.0");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].severity, Severity::Error);
+    assert!(skew_gate(&pool, &cp, "v1.34.2").is_empty());
 }
