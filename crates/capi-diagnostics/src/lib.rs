@@ -2,9 +2,9 @@
 //! dependencies: every other crate (the YAML loader included) uses it without compiling the
 //! Kubernetes types.
 //!
-//! * [`excerpt`]: short, escaped excerpts of input for messages (input comes from pull
+//! * [`excerpt`](mod@excerpt): short, escaped excerpts of input for messages (input comes from pull
 //!   requests: nothing it holds may reach a terminal or CI log raw).
-//! * [`error_chain`]: an error and its sources on one line.
+//! * [`error_chain()`]: an error and its sources on one line.
 //! * [`Severity`]: error or warning, the one severity of every finding that is not a contract
 //!   rule (admission, version skew, rollout, providerIDList hygiene).
 //!

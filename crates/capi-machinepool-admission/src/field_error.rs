@@ -107,7 +107,7 @@ impl FieldError {
 
 impl FieldError {
     /// Everything after the field path: `Invalid value: "v1": must start with v`. A value is
-    /// quoted as a short excerpt (see [`capi_diagnostics::excerpt`]).
+    /// quoted as a short excerpt (see [`capi_diagnostics::excerpt`](mod@capi_diagnostics::excerpt)).
     #[must_use]
     pub fn detail_text(&self) -> String {
         match &self.value {
