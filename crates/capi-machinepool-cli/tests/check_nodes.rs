@@ -86,6 +86,20 @@ fn node(name: &str, id: &str) -> String {
     NODE.replace("@NAME@", name).replace("@ID@", id)
 }
 
+/// `check --objects POOL --nodes NODES` on two files.
+fn check_nodes(pool: &std::path::Path, nodes: &std::path::Path) -> std::process::Output {
+    run(
+        &[
+            "check",
+            "--objects",
+            pool.to_str().unwrap(),
+            "--nodes",
+            nodes.to_str().unwrap(),
+        ],
+        None,
+    )
+}
+
 /// A duplicated entry hides an instance that never joined: upstream's `reconcileNodeRefs` sees
 /// status.replicas == ready replicas == Node references (3) and marks the replicas ready.
 #[test]
@@ -98,16 +112,7 @@ fn duplicate_entry_looks_ready_upstream() {
         "dup-nodes.yaml",
         format!("{}\n---\n{}\n", node("n1", "p://1"), node("n2", "p://2")).as_bytes(),
     );
-    let out = run(
-        &[
-            "check",
-            "--objects",
-            pool.to_str().unwrap(),
-            "--nodes",
-            nodes.to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = check_nodes(&pool, &nodes);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
@@ -132,16 +137,7 @@ fn clean_pool_passes() {
         )
         .as_bytes(),
     );
-    let out = run(
-        &[
-            "check",
-            "--objects",
-            pool.to_str().unwrap(),
-            "--nodes",
-            nodes.to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = check_nodes(&pool, &nodes);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(
         stdout(&out).ends_with("  OK every provider ID has one Node and every Node is listed\n")

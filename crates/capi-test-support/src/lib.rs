@@ -21,6 +21,23 @@ pub fn fixture(rel: &str) -> PathBuf {
     workspace_root().join("tests/fixtures").join(rel)
 }
 
+/// Copies the directory tree `from` to `to` (created), files and subdirectories.
+///
+/// # Panics
+/// When a file cannot be read or written.
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let dest = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &dest);
+        } else {
+            std::fs::copy(&path, &dest).unwrap();
+        }
+    }
+}
+
 /// A copy of a partial provider tree of the fixtures (`corpus/providers/<name>`: a
 /// kustomization whose `resources` and patches name files the corpus did not keep) whose
 /// kustomization lists only the files that are there, as a checkout of those files would have it; kustomize
@@ -31,18 +48,6 @@ pub fn fixture(rel: &str) -> PathBuf {
 /// When the fixture cannot be read or the copy cannot be written.
 #[must_use]
 pub fn partial_tree(rel: &str) -> PathBuf {
-    fn copy(from: &std::path::Path, to: &std::path::Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let path = entry.unwrap().path();
-            let dest = to.join(path.file_name().unwrap());
-            if path.is_dir() {
-                copy(&path, &dest);
-            } else {
-                std::fs::copy(&path, &dest).unwrap();
-            }
-        }
-    }
     let from = fixture(rel);
     let to = std::env::temp_dir().join(format!(
         "capi-partial-{}-{}",
@@ -57,7 +62,7 @@ pub fn partial_tree(rel: &str) -> PathBuf {
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let work = to.with_extension(format!("tmp{call}"));
     let _ = std::fs::remove_dir_all(&work);
-    copy(&from, &work);
+    copy_tree(&from, &work);
     let file = work.join("kustomization.yaml");
     let mut kustomization: Value =
         serde_saphyr::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
