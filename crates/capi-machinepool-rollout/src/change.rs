@@ -17,6 +17,8 @@ use capi_diagnostics::{Excerpt, Severity};
 use capi_machinepool_api::v1beta2::{self, ContractVersionedObjectReference};
 use serde_json::Value;
 
+use crate::document::{group_of, str_at, string_at};
+
 /// `(group, kind, namespace, name)` of a referenced object.
 type ObjectKey = (String, String, String, String);
 
@@ -37,23 +39,16 @@ impl ReferencedObjects {
     /// Keeps the `spec` of a `bootstrap.cluster.x-k8s.io` or
     /// `infrastructure.cluster.x-k8s.io` document; returns whether it did.
     pub fn add(&mut self, doc: &Value) -> bool {
-        let api_version = doc["apiVersion"].as_str().unwrap_or_default();
-        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        let group = group_of(str_at(doc, "/apiVersion").unwrap_or_default());
         if !REFERENCED_GROUPS.contains(&group) {
             return false;
         }
-        let field = |p: &str| {
-            doc.pointer(p)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
         self.specs.insert(
             (
                 group.to_owned(),
-                field("/kind"),
-                field("/metadata/namespace"),
-                field("/metadata/name"),
+                string_at(doc, "/kind"),
+                string_at(doc, "/metadata/namespace"),
+                string_at(doc, "/metadata/name"),
             ),
             doc.get("spec").cloned().unwrap_or(Value::Null),
         );

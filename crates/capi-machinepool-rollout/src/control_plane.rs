@@ -25,6 +25,7 @@ use capi_machinepool_api::constants::{CLUSTER_NAME_LABEL, GROUP};
 use capi_machinepool_api::views::KubeadmControlPlane;
 use serde_json::Value;
 
+use crate::document::{group_of, object_label, str_at};
 use crate::skew::VersionAt;
 
 /// The API group every Cluster API control plane provider uses for its kinds.
@@ -85,19 +86,7 @@ pub struct ControlPlanes {
 }
 
 fn label(kind: &str, (ns, name): (&str, &str), field: &str) -> String {
-    if ns.is_empty() {
-        format!("{kind} {name} {field}")
-    } else {
-        format!("{kind} {ns}/{name} {field}")
-    }
-}
-
-fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(g, _)| g)
-}
-
-fn str_at<'a>(doc: &'a Value, pointer: &str) -> Option<&'a str> {
-    doc.pointer(pointer).and_then(Value::as_str)
+    format!("{} {field}", object_label(kind, ns, name))
 }
 
 /// The versions a control plane object publishes under the contract (`spec.version`,
@@ -228,8 +217,7 @@ impl ControlPlanes {
     /// The kube-apiserver versions of the Cluster `cluster_name` in `namespace`.
     #[must_use]
     pub fn for_cluster(&self, namespace: &str, cluster_name: &str) -> ControlPlaneVersions {
-        let cluster_at = label("Cluster", (namespace, cluster_name), "");
-        let cluster_at = cluster_at.trim_end();
+        let cluster_at = &object_label("Cluster", namespace, cluster_name);
         if let Some(cluster) = self
             .clusters
             .get(&(namespace.to_owned(), cluster_name.to_owned()))

@@ -24,6 +24,7 @@
 
 pub mod change;
 pub mod control_plane;
+mod document;
 mod pool;
 pub mod skew;
 #[cfg(feature = "validation")]

@@ -3,16 +3,17 @@
 use capi_machinepool_api::v1beta2;
 
 use crate::control_plane::{ControlPlaneVersions, ControlPlanes};
+use crate::document::object_label;
 use crate::skew::{self, SkewFinding, VersionAt};
 
-/// `Kind ns/name` of a pool, or `Kind name` without a namespace.
+/// `MachinePool ns/name` (or `MachinePool name`).
 #[must_use]
-pub(crate) fn pool_id(pool: &v1beta2::MachinePool) -> String {
-    let name = pool.metadata.name.as_deref().unwrap_or_default();
-    match pool.metadata.namespace.as_deref() {
-        Some(ns) if !ns.is_empty() => format!("MachinePool {ns}/{name}"),
-        _ => format!("MachinePool {name}"),
-    }
+fn pool_id(pool: &v1beta2::MachinePool) -> String {
+    object_label(
+        "MachinePool",
+        pool.metadata.namespace.as_deref().unwrap_or_default(),
+        pool.metadata.name.as_deref().unwrap_or_default(),
+    )
 }
 
 /// The kubelet versions of a MachinePool: `spec.template.spec.version` and each

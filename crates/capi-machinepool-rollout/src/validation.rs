@@ -35,6 +35,7 @@ use serde_json::Value;
 
 use crate::change::{self, PoolChange, ReferencedObjects};
 use crate::control_plane::ControlPlanes;
+use crate::document::string_at;
 use crate::pool::pool_skew;
 use crate::skew::{SkewFinding, VersionAt};
 
@@ -161,13 +162,10 @@ impl fmt::Display for ValidationReport {
 type PoolKey = (String, String);
 
 fn pool_key(doc: &Value) -> PoolKey {
-    let field = |p: &str| {
-        doc.pointer(p)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    (field("/metadata/namespace"), field("/metadata/name"))
+    (
+        string_at(doc, "/metadata/namespace"),
+        string_at(doc, "/metadata/name"),
+    )
 }
 
 /// A stream being validated (see the module docs).

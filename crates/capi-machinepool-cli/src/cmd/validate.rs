@@ -49,13 +49,12 @@ pub fn run(
     let mut text = String::new();
     for pool in &report.pools {
         let _ = write!(text, "{pool}");
-        for finding in &pool.findings {
-            if let PoolFinding::Skew(skew) = finding
-                && skew.rule == SkewRule::NotChecked
-            {
-                let _ = writeln!(text, "  hint    pass {FLAG} to check the version skew");
-                break;
-            }
+        let unchecked = pool
+            .findings
+            .iter()
+            .any(|f| matches!(f, PoolFinding::Skew(skew) if skew.rule == SkewRule::NotChecked));
+        if unchecked {
+            let _ = writeln!(text, "  hint    pass {FLAG} to check the version skew");
         }
     }
     let _ = writeln!(
