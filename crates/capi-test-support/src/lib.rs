@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 pub mod go_normalized;
+pub mod go_tool;
 
 use std::path::PathBuf;
 
