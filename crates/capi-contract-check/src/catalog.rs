@@ -147,6 +147,20 @@ impl Catalog {
         self.crds.push(facts);
     }
 
+    /// Remembers a CRD, in place of one read before under the same name (a CRD taken as an
+    /// InfraMachinePool by evidence after it was read).
+    pub(crate) fn replace(&mut self, facts: CrdFacts) {
+        match self.crds.iter_mut().find(|c| {
+            c.name == facts.name
+                && c.group == facts.group
+                && c.kind == facts.kind
+                && c.role.is_none()
+        }) {
+            Some(old) => *old = facts,
+            None => self.crds.push(facts),
+        }
+    }
+
     /// How many CRDs were read.
     pub(crate) fn len(&self) -> usize {
         self.crds.len()

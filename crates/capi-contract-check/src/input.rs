@@ -189,7 +189,7 @@ pub fn classify(crd: &Value) -> Result<Role, NotChecked> {
         Ok(Role::Template)
     } else if kind.ends_with("MachinePoolMachine") {
         Ok(Role::PoolMachine)
-    } else if kind.ends_with("MachinePool") {
+    } else if kind.ends_with("MachinePool") || labelled_with_provider_id_list(crd) {
         Ok(Role::Pool)
     } else {
         Err(NotChecked::OtherKind {
@@ -197,6 +197,40 @@ pub fn classify(crd: &Value) -> Result<Role, NotChecked> {
             kind: kind.to_owned(),
         })
     }
+}
+
+/// Evidence that a CRD whose kind does not follow the `${env}MachinePool` naming convention
+/// is an InfraMachinePool: a contract label (`cluster.x-k8s.io/<contract>`, retired ones
+/// included) and `spec.providerIDList` in the schema of a version. The contract page calls the
+/// name "a generally applied convention" (infra-machinepool.md, "InfraMachinePool, InfraMachinePoolList
+/// resource definition"), while `spec.providerIDList` is the field only an InfraMachinePool has.
+pub(crate) fn labelled_with_provider_id_list(crd: &Value) -> bool {
+    let labelled = crd["metadata"]["labels"]
+        .as_object()
+        .is_some_and(|labels| labels.keys().any(|k| is_contract_label_key(k)));
+    labelled && has_provider_id_list(crd)
+}
+
+/// True for `cluster.x-k8s.io/v1alpha3`, `…/v1beta2` and other contract label keys.
+pub(crate) fn is_contract_label_key(key: &str) -> bool {
+    key.strip_prefix("cluster.x-k8s.io/")
+        .is_some_and(|c| c.parse::<capi_contract::Contract>().is_ok() || is_retired_contract(c))
+}
+
+/// The contracts Cluster API no longer reads but whose labels providers of that era set
+/// (`cluster.x-k8s.io/v1alpha3`, `cluster.x-k8s.io/v1alpha4`).
+pub(crate) fn is_retired_contract(contract: &str) -> bool {
+    matches!(contract, "v1alpha2" | "v1alpha3" | "v1alpha4")
+}
+
+/// True when the schema of some version has `spec.providerIDList`.
+pub(crate) fn has_provider_id_list(crd: &Value) -> bool {
+    crd["spec"]["versions"].as_array().is_some_and(|versions| {
+        versions.iter().any(|v| {
+            !v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["providerIDList"]
+                .is_null()
+        })
+    })
 }
 
 #[cfg(test)]
