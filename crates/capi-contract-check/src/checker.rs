@@ -162,6 +162,18 @@ impl Checker {
             .unwrap_or(Contract::CURRENT)
     }
 
+    /// The contract whose label on the object's CRD lists the object's version, if any.
+    fn labelled_contract(&self, object: &Value) -> Option<Contract> {
+        if let Some(only) = self.opts.only_contract {
+            return Some(only);
+        }
+        let (group, version) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
+        let kind = object["kind"].as_str().unwrap_or_default();
+        self.catalog
+            .find(group, kind)
+            .find_map(|crd| crd.contract_of_version(version))
+    }
+
     /// Checks an InfraMachinePool object and remembers, for the rules that judge objects as
     /// a set, InfraMachinePools, their InfraMachines, ClusterClasses and Clusters with a
     /// topology; other objects are listed as skipped.
@@ -296,7 +308,8 @@ impl Checker {
                 None => Some("a Cluster without spec.topology".to_owned()),
             },
             ObjectRole::Other => match MachineObject::of(object, Meta::of(object, source_ref)) {
-                Some(machine) => {
+                Some(mut machine) => {
+                    machine.contract = self.labelled_contract(object);
                     self.inventory.machines.push(machine);
                     None
                 }

@@ -118,6 +118,9 @@ impl PoolObject {
 pub(crate) struct MachineObject {
     pub(crate) meta: Meta,
     pub(crate) provider_id: Option<String>,
+    /// The contract of its own API version (by its CRD's labels), when known: its findings
+    /// are judged and headed by it, not by the pool's.
+    pub(crate) contract: Option<Contract>,
 }
 
 impl MachineObject {
@@ -127,6 +130,7 @@ impl MachineObject {
         let tied = meta.labels.contains_key(MACHINE_POOL_NAME_LABEL)
             || meta.owners.iter().any(|o| o.kind.ends_with("MachinePool"));
         tied.then(|| Self {
+            contract: None,
             provider_id: object["spec"]["providerID"].as_str().map(str::to_owned),
             meta,
         })
