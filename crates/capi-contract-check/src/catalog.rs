@@ -135,6 +135,22 @@ impl CrdFacts {
     }
 }
 
+/// The contract a version's schema implements, read from its status: v1beta2 reports
+/// provisioning in `status.initialization.provisioned`, v1beta1 in `status.ready` (with
+/// `clusterv1.Conditions`, whose items carry `severity`). `None` when the schema says neither.
+pub(crate) fn schema_contract(schema: &Value) -> Option<Contract> {
+    let status = &schema["properties"]["status"]["properties"];
+    if status["initialization"]["properties"]["provisioned"].is_object() {
+        Some(Contract::V1Beta2)
+    } else if status["ready"].is_object()
+        || status["conditions"]["items"]["properties"]["severity"].is_object()
+    {
+        Some(Contract::V1Beta1)
+    } else {
+        None
+    }
+}
+
 /// Every CRD read, in input order.
 #[derive(Debug, Default)]
 pub(crate) struct Catalog {

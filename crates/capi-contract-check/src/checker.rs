@@ -151,15 +151,39 @@ impl Checker {
     /// the object's version, else the current one.
     #[must_use]
     pub fn object_contract(&self, object: &Value) -> Contract {
-        if let Some(only) = self.opts.only_contract {
-            return only;
+        self.object_contract_and_assumption(object).0
+    }
+
+    /// The contract of an object and, when no label lists its version, what was assumed: the
+    /// contract its version's schema implements (`status.initialization.provisioned`: v1beta2,
+    /// `status.ready`: v1beta1), else the current one.
+    fn object_contract_and_assumption(&self, object: &Value) -> (Contract, Option<String>) {
+        if let Some(c) = self.labelled_contract(object) {
+            return (c, None);
         }
         let (group, version) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
         let kind = object["kind"].as_str().unwrap_or_default();
-        self.catalog
-            .find(group, kind)
-            .find_map(|crd| crd.contract_of_version(version))
-            .unwrap_or(Contract::CURRENT)
+        let from_schema = self.catalog.find(group, kind).find_map(|crd| {
+            crd.version(version)
+                .and_then(|v| crate::catalog::schema_contract(&v.schema))
+        });
+        match from_schema {
+            Some(c) => (
+                c,
+                Some(format!(
+                    "no cluster.x-k8s.io/<contract> label of its CRD lists {version}: judged by the {c} contract its schema implements (assumed)"
+                )),
+            ),
+            None => (
+                Contract::CURRENT,
+                self.catalog.find(group, kind).next().map(|_| {
+                    format!(
+                        "no cluster.x-k8s.io/<contract> label of its CRD lists {version} and its schema shows no contract: judged by the current {} contract (assumed)",
+                        Contract::CURRENT
+                    )
+                }),
+            ),
+        }
     }
 
     /// The contract whose label on the object's CRD lists the object's version, if any.
@@ -287,8 +311,13 @@ impl Checker {
         }
         let skipped = match role {
             ObjectRole::Pool => {
-                let contract = self.object_contract(object);
+                let (contract, assumed) = self.object_contract_and_assumption(object);
                 let meta = Meta::of(object, source_ref);
+                if let Some(assumed) = assumed {
+                    self.report
+                        .check(&rules::SERVED_VERSION_UNLABELLED, &meta.subject, contract, "apiVersion")
+                        .info(assumed, "list the version in the cluster.x-k8s.io/<contract> label of the contract it implements");
+                }
                 crate::object::check_object(&mut self.report, object, &meta.subject, contract);
                 self.inventory
                     .pools

@@ -217,11 +217,7 @@ pub(crate) fn is_contract_label_key(key: &str) -> bool {
         .is_some_and(|c| c.parse::<capi_contract::Contract>().is_ok() || is_retired_contract(c))
 }
 
-/// The contracts Cluster API no longer reads but whose labels providers of that era set
-/// (`cluster.x-k8s.io/v1alpha3`, `cluster.x-k8s.io/v1alpha4`).
-pub(crate) fn is_retired_contract(contract: &str) -> bool {
-    matches!(contract, "v1alpha2" | "v1alpha3" | "v1alpha4")
-}
+use capi_contract::labels::is_retired_contract;
 
 /// True when the schema of some version has `spec.providerIDList`.
 pub(crate) fn has_provider_id_list(crd: &Value) -> bool {

@@ -664,7 +664,10 @@ pub static KUSTOMIZE_RENDERING: Rule = Rule {
 pub static SERVED_VERSION_UNLABELLED: Rule = Rule {
     id: "served-version-unlabelled",
     title: "Every served version is listed in a `cluster.x-k8s.io/<contract>` label",
-    level: Level::Should,
+    // No contract sentence requires labelling every served version (infra-machinepool.md:
+    // "Each value MUST point to an available version in your CRD Spec" constrains the values
+    // only); an unlabelled served version is worth knowing, not a violation.
+    level: Level::May,
     contracts: BOTH,
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
