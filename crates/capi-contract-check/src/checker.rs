@@ -434,8 +434,8 @@ impl Checker {
         let unclaimed = crate::machines::check(&mut self.report, &self.catalog, &self.inventory);
         self.report.skipped.extend(unclaimed);
         crate::clusterclass::check(&mut self.report, &self.catalog, &self.inventory);
-        self.report.capabilities =
-            crate::capabilities::compute(&self.catalog, &self.inventory, &self.report);
+        crate::capabilities::check_annotations(&mut self.report, &self.catalog);
+        self.report.capabilities = crate::capabilities::compute(&self.catalog, &self.inventory);
         self.report
     }
 

@@ -17,6 +17,9 @@ use crate::catalog::split_api_version;
 use crate::input::CORE_GROUP;
 use crate::report::{SourceRef, Subject, Target};
 
+/// The namespace kubectl creates a namespace-less namespaced object in.
+pub(crate) const DEFAULT_NAMESPACE: &str = "default";
+
 /// Identity and metadata of an object.
 #[derive(Debug)]
 pub(crate) struct Meta {
@@ -51,7 +54,11 @@ impl Meta {
             subject,
             api_version: text(&object["apiVersion"]).unwrap_or_default(),
             kind,
-            namespace: namespace.unwrap_or_default(),
+            // A namespace-less object (a quick-start ClusterClass as shipped) is created in
+            // `default` by `kubectl apply` without `-n`: kubectl's default namespace.
+            namespace: namespace
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned()),
             name,
             labels: serde_json::from_value(meta["labels"].clone()).unwrap_or_default(),
             owners: serde_json::from_value(meta["ownerReferences"].clone()).unwrap_or_default(),

@@ -678,6 +678,22 @@ pub static SERVED_VERSION_UNLABELLED: Rule = Rule {
     when_absent: "the version is served but core never uses it, and this checker does not check its schema",
 };
 
+/// `capability-annotation`: a capability annotation this tool reads holds `"true"` or
+/// `"false"`.
+pub static CAPABILITY_ANNOTATION: Rule = Rule {
+    id: "capability-annotation",
+    title: "A capability annotation on the InfraMachinePool CRD is \"true\" or \"false\"",
+    level: Level::Should,
+    contracts: BOTH,
+    applies_to: AppliesTo::InfraMachinePool,
+    checked_on: CheckedOn::Crd,
+    anchor: "machinepoolmachines-support",
+    field: "metadata.annotations[capabilities.capi-machinepool-rs.github.io/*]",
+    shape: "\"true\" or \"false\"",
+    read_by: "this checker's capability report (not by Cluster API)",
+    when_absent: "the capability is reported as unknown",
+};
+
 /// `machine-pool-machine-crd`: the InfraMachine kind a pool names has a CRD core can list.
 pub static MACHINE_POOL_MACHINE_CRD: Rule = Rule {
     id: "machine-pool-machine-crd",
@@ -858,6 +874,7 @@ pub static RULES: &[&Rule] = &[
     &INFRA_MACHINE_POOL_CRD,
     &KUSTOMIZE_RENDERING,
     &SERVED_VERSION_UNLABELLED,
+    &CAPABILITY_ANNOTATION,
     &MACHINE_POOL_MACHINE_CRD,
     &MACHINE_POOL_MACHINE_LABELS,
     &MACHINE_POOL_MACHINE_OWNER,

@@ -227,6 +227,12 @@ impl VersionCheck<'_> {
         let node = field(self.schema, &f);
         let check = self.check(&rules::REPLICAS, &f);
         match node {
+            // The contract's example is `Replicas int32 `json:"replicas"`` (infra-machinepool.md,
+            // "InfraMachinePool: replicas"): a number, never null; a null is read as no count.
+            Some(n) if type_of(n) == Some("integer") && n["nullable"] == true => check.warn(
+                "status.replicas is nullable: the API server accepts null where the contract's `Replicas int32` is a number the MachinePool controller copies",
+                "drop `nullable: true` (a pointer field with +nullable); declare `Replicas int32 `json:\"replicas\"``",
+            ),
             Some(n) if type_of(n) == Some("integer") => match string(n, "format") {
                 None | Some("int32") => check.pass("integer (int32)"),
                 Some(other) => check.warn(
