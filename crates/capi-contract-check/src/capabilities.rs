@@ -54,6 +54,13 @@ pub enum ContractSupport {
 pub enum MachinePoolMachines {
     /// The schema has no `status.infrastructureMachineKind`.
     NotSupported,
+    /// A pool given with the objects names an InfraMachinePool kind (its own) in
+    /// `status.infrastructureMachineKind`: the contract wants "the resource kind that represents
+    /// the replicas in the pool", so no MachinePool Machine works.
+    WrongKind {
+        /// The kind named.
+        kind: String,
+    },
     /// The schema has `status.infrastructureMachineKind`.
     Supported {
         /// The InfraMachine kind, when known.
@@ -187,6 +194,13 @@ fn machine_pool_machines(
         .filter(|p| p.meta.kind == crd.kind && p.meta.group() == crd.group)
         .find_map(|p| p.machine_kind.as_ref().ok().cloned());
     if let Some(kind) = from_objects {
+        if kind == crd.kind
+            || catalog
+                .find(&crd.group, &kind)
+                .any(|c| c.role == Some(Role::Pool))
+        {
+            return MachinePoolMachines::WrongKind { kind };
+        }
         return MachinePoolMachines::Supported {
             kind: Some(kind),
             known_from: Some("objects"),
@@ -278,6 +292,9 @@ impl fmt::Display for MachinePoolMachines {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NotSupported => f.write_str("no"),
+            Self::WrongKind { kind } => {
+                write!(f, "no ({kind} is a pool kind, not an InfraMachine)")
+            }
             Self::Supported {
                 kind: Some(k),
                 known_from: Some("objects"),
