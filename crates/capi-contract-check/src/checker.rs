@@ -483,19 +483,36 @@ impl Checker {
         } else {
             pool_like.into_iter().take(3).collect()
         };
-        let more = self.report.skipped.len().saturating_sub(read.len());
+        // The renderers cut a message beyond 400 characters in its middle, where the names
+        // that matter would be: add whole items while they fit, and count the rest.
+        const BUDGET: usize = 380;
         let mut message =
             String::from("no InfraMachinePool CRD among the inputs: nothing was checked");
         let candidates = self.candidates();
-        if !candidates.is_empty() {
-            message.push_str(&format!(
-                "; candidates not taken: {}",
-                candidates.join("; ")
-            ));
+        let (items, label, total) = if candidates.is_empty() {
+            (
+                read.iter().map(|r| (*r).to_owned()).collect::<Vec<_>>(),
+                "read instead",
+                self.report.skipped.len(),
+            )
+        } else {
+            (candidates, "candidates not taken", self.deferred.len())
+        };
+        let mut shown = 0;
+        for item in &items {
+            let sep = if shown == 0 {
+                format!("; {label}: ")
+            } else {
+                "; ".to_owned()
+            };
+            if shown > 0 && message.len() + sep.len() + item.len() > BUDGET {
+                break;
+            }
+            message.push_str(&sep);
+            message.push_str(item);
+            shown += 1;
         }
-        if !read.is_empty() {
-            message.push_str(&format!("; read instead: {}", read.join("; ")));
-        }
+        let more = total.saturating_sub(shown);
         if more > 0 {
             message.push_str(&format!(" (and {more} more)"));
         }
