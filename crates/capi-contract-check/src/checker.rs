@@ -336,7 +336,14 @@ impl Checker {
                 }
                 None => Some("a Cluster without spec.topology".to_owned()),
             },
-            ObjectRole::Other => match MachineObject::of(object, Meta::of(object, source_ref)) {
+            ObjectRole::Other => match {
+                let meta = Meta::of(object, source_ref);
+                let owned_by_pool = meta.owners.iter().any(|o| {
+                    let g = split_api_version(&o.api_version).0;
+                    g != crate::input::CORE_GROUP && self.is_pool_kind(g, &o.kind)
+                });
+                MachineObject::of(object, meta, owned_by_pool)
+            } {
                 Some(mut machine) => {
                     machine.contract = self.labelled_contract(object);
                     self.inventory.machines.push(machine);

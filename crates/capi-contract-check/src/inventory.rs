@@ -133,8 +133,11 @@ pub(crate) struct MachineObject {
 impl MachineObject {
     /// The object, when something ties it to a pool (a pool-name label or an owner whose
     /// kind ends in `MachinePool`); other objects are not kept.
-    pub(crate) fn of(object: &Value, meta: Meta) -> Option<Self> {
-        let tied = meta.labels.contains_key(MACHINE_POOL_NAME_LABEL)
+    /// `owned_by_pool` says whether an owner is of a pool kind recognised by evidence (a kind
+    /// not ending in `MachinePool`).
+    pub(crate) fn of(object: &Value, meta: Meta, owned_by_pool: bool) -> Option<Self> {
+        let tied = owned_by_pool
+            || meta.labels.contains_key(MACHINE_POOL_NAME_LABEL)
             || meta.owners.iter().any(|o| o.kind.ends_with("MachinePool"));
         tied.then(|| Self {
             contract: None,
@@ -354,11 +357,11 @@ mod tests {
         let tied = json!({"apiVersion": "x/v1", "kind": "FooMachine", "metadata": {"name": "m",
             "ownerReferences": [{"apiVersion": "x/v1", "kind": "FooMachinePool", "name": "p", "uid": "u"}]},
             "spec": {"providerID": "foo://1"}});
-        let m = MachineObject::of(&tied, meta(&tied)).unwrap();
+        let m = MachineObject::of(&tied, meta(&tied), false).unwrap();
         assert!(m.meta.owned_by("x", "FooMachinePool", "p"));
         assert_eq!(m.provider_id.as_deref(), Some("foo://1"));
         let other = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
-        assert!(MachineObject::of(&other, meta(&other)).is_none());
+        assert!(MachineObject::of(&other, meta(&other), false).is_none());
         assert_eq!(object_role(&other), ObjectRole::Other);
         let core_pool = json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool"});
         assert_eq!(object_role(&core_pool), ObjectRole::Other);

@@ -288,3 +288,38 @@ fn a_namespace_less_cluster_class_is_in_default() {
             .starts_with("yes")
     );
 }
+
+/// A ClusterClass naming `GardenerWorkerPoolTemplate` as a MachinePoolClass's infrastructure
+/// is evidence that `GardenerWorkerPool` is an InfraMachinePool (the template naming
+/// convention, "The template resource MUST be name `<InfraMachinePool>Template`", line 440),
+/// even with the CRD's contract label removed; the pool is then checked and its real MUST
+/// failure ("Provider implementers MUST implement `status.replicas`", line 401) shows.
+#[test]
+fn a_cluster_class_naming_a_template_is_evidence_for_its_pool() {
+    let mut crds = yaml_docs("providers/gardener-v0.2.0/crds.yaml");
+    crds[0]["metadata"]["labels"]
+        .as_object_mut()
+        .unwrap()
+        .retain(|k, _| !k.starts_with("cluster.x-k8s.io/"));
+    let alone = check(&crds, &[]);
+    assert_eq!(
+        of_rule(&alone, "inframachinepool-crd")[0].outcome,
+        Outcome::Fail
+    );
+    let class = json!({
+        "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "ClusterClass",
+        "metadata": {"name": "gardener", "namespace": "default"},
+        "spec": {"workers": {"machinePools": [{"class": "default",
+            "bootstrap": {"templateRef": {"apiVersion": "bootstrap.cluster.x-k8s.io/v1beta2", "kind": "KubeadmConfigTemplate", "name": "b"}},
+            "infrastructure": {"templateRef": {"apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1", "kind": "GardenerWorkerPoolTemplate", "name": "t"}}}]}}
+    });
+    let r = check(&crds, &[class]);
+    assert!(of_rule(&r, "inframachinepool-crd").is_empty());
+    assert!(
+        of_rule(&r, "replicas")
+            .iter()
+            .any(|f| f.outcome == Outcome::Fail && f.message.contains("missing"))
+    );
+    assert_eq!(r.capabilities.len(), 1);
+    assert_eq!(r.capabilities[0].kind, "GardenerWorkerPool");
+}
