@@ -92,7 +92,9 @@ impl CheckOptions {
 /// The role a CRD plays in the contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// An InfraMachinePool (kind ending in `MachinePool`).
+    /// An InfraMachinePool (kind ending in `MachinePool`, or a contract-labelled CRD with
+    /// `spec.providerIDList`; the checker also takes CRDs a given MachinePool or ClusterClass
+    /// names).
     Pool,
     /// An InfraMachinePoolTemplate (kind ending in `MachinePoolTemplate`).
     Template,
@@ -257,6 +259,33 @@ mod tests {
             classify(&crd("x", "FooCluster")),
             Err(NotChecked::OtherKind { .. })
         ));
+        // "It is a generally applied convention to use names in the format `${env}MachinePool`"
+        // (infra-machinepool.md at ae7ff047, line 164): a convention, not the contract. A
+        // contract label (a retired one too) and spec.providerIDList identify a pool.
+        let pool_like = |labels: Value, ids: bool| {
+            let spec = if ids {
+                json!({"properties": {"providerIDList": {"type": "array"}}})
+            } else {
+                json!({"properties": {}})
+            };
+            json!({"kind": "CustomResourceDefinition", "metadata": {"name": "n", "labels": labels},
+                "spec": {"group": "x", "names": {"kind": "GardenerWorkerPool"},
+                    "versions": [{"name": "v1alpha1", "schema": {"openAPIV3Schema":
+                        {"properties": {"spec": spec}}}}]}})
+        };
+        let label = json!({"cluster.x-k8s.io/v1beta1": "v1alpha1"});
+        assert_eq!(classify(&pool_like(label.clone(), true)), Ok(Role::Pool));
+        let retired = json!({"cluster.x-k8s.io/v1alpha4": "v1alpha1"});
+        assert_eq!(classify(&pool_like(retired, true)), Ok(Role::Pool));
+        assert!(
+            classify(&pool_like(label, false)).is_err(),
+            "no providerIDList"
+        );
+        let other = json!({"cluster.x-k8s.io/provider": "infrastructure-x"});
+        assert!(
+            classify(&pool_like(other, true)).is_err(),
+            "not a contract label"
+        );
         let err = classify(&json!({"kind": "ConfigMap"})).unwrap_err();
         assert_eq!(err.to_string(), "<unnamed>: not a CustomResourceDefinition");
     }

@@ -290,7 +290,8 @@ pub(crate) struct Inventory {
 /// What an object is to the checker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ObjectRole {
-    /// An InfraMachinePool (a non-core kind ending in `MachinePool`).
+    /// An InfraMachinePool (a non-core kind ending in `MachinePool`; the checker also takes
+    /// kinds recognised by evidence).
     Pool,
     /// A ClusterClass.
     ClusterClass,

@@ -830,7 +830,7 @@ pub static INFRA_MACHINE_POOL_CRD: Rule = Rule {
     checked_on: CheckedOn::Inputs,
     anchor: "inframachinepool-inframachinepoollist-resource-definition",
     field: "CRD `<Kind>MachinePool`",
-    shape: "an `apiextensions.k8s.io/v1` CRD of a kind ending in `MachinePool`, outside group `cluster.x-k8s.io`",
+    shape: "an `apiextensions.k8s.io/v1` CRD outside group `cluster.x-k8s.io`: a kind ending in `MachinePool`, or one named by a given MachinePool or ClusterClass, or contract-labelled with `spec.providerIDList`",
     read_by: "this checker: every other CRD rule is checked on it",
     when_absent: "nothing is checked (a misspelled kind, a missing file, a wrong group): the check fails",
 };
