@@ -285,6 +285,21 @@ impl Checker {
         }
     }
 
+    /// The object as an InfraMachine candidate, when something ties it to a pool (an owner of
+    /// a pool kind, evidence included, or a pool-name label).
+    fn machine_candidate(
+        &self,
+        object: &Value,
+        source_ref: Option<SourceRef>,
+    ) -> Option<MachineObject> {
+        let meta = Meta::of(object, source_ref);
+        let owned_by_pool = meta.owners.iter().any(|o| {
+            let g = split_api_version(&o.api_version).0;
+            g != crate::input::CORE_GROUP && self.is_pool_kind(g, &o.kind)
+        });
+        MachineObject::of(object, meta, owned_by_pool)
+    }
+
     /// True when `(group, kind)` is an InfraMachinePool kind among the CRDs taken.
     fn is_pool_kind(&self, group: &str, kind: &str) -> bool {
         kind.ends_with("MachinePool")
@@ -336,14 +351,7 @@ impl Checker {
                 }
                 None => Some("a Cluster without spec.topology".to_owned()),
             },
-            ObjectRole::Other => match {
-                let meta = Meta::of(object, source_ref);
-                let owned_by_pool = meta.owners.iter().any(|o| {
-                    let g = split_api_version(&o.api_version).0;
-                    g != crate::input::CORE_GROUP && self.is_pool_kind(g, &o.kind)
-                });
-                MachineObject::of(object, meta, owned_by_pool)
-            } {
+            ObjectRole::Other => match self.machine_candidate(object, source_ref) {
                 Some(mut machine) => {
                     machine.contract = self.labelled_contract(object);
                     self.inventory.machines.push(machine);
