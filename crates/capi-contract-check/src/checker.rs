@@ -324,7 +324,12 @@ impl Checker {
         {
             role = ObjectRole::Pool;
         }
+        let core_machine_pool = group == crate::input::CORE_GROUP && kind == "MachinePool";
         let skipped = match role {
+            ObjectRole::Other if core_machine_pool => Some(
+                "a MachinePool: read only for spec.template.spec.infrastructureRef (which kind is the InfraMachinePool)"
+                    .to_owned(),
+            ),
             ObjectRole::Pool => {
                 let (contract, assumed) = self.object_contract_and_assumption(object);
                 let meta = Meta::of(object, source_ref);
