@@ -323,3 +323,36 @@ fn a_cluster_class_naming_a_template_is_evidence_for_its_pool() {
     assert_eq!(r.capabilities.len(), 1);
     assert_eq!(r.capabilities[0].kind, "GardenerWorkerPool");
 }
+
+/// infra-machine.md at ae7ff047: "Each InfraMachine MUST report when Machine's infrastructure
+/// is fully provisioned (initialization) by setting `status.initialization.provisioned`", with
+/// `status.ready` accepted under the v1beta1 contract. CAPZ v1.3.2's AzureMachinePoolMachine
+/// (v1beta1, `status.ready`) passes; without any status it fails.
+#[test]
+fn a_machine_pool_machine_crd_needs_a_provisioned_status() {
+    let crds = yaml_docs("providers/capz-v1.3.2/crds.yaml");
+    let machine_crd = |crds: &[Value]| {
+        crds.iter()
+            .find(|c| c["spec"]["names"]["kind"] == "AzureMachinePoolMachine")
+            .unwrap()
+            .clone()
+    };
+    let status_findings = |r: &Report| -> Vec<Outcome> {
+        of_rule(r, "machine-pool-machine-crd")
+            .iter()
+            .filter(|f| f.path.ends_with("properties.status"))
+            .map(|f| f.outcome)
+            .collect()
+    };
+    let r = check(&[machine_crd(&crds)], &[]);
+    assert_eq!(status_findings(&r), [Outcome::Pass]);
+    let mut bare = machine_crd(&crds);
+    for v in bare["spec"]["versions"].as_array_mut().unwrap() {
+        v["schema"]["openAPIV3Schema"]["properties"]
+            .as_object_mut()
+            .unwrap()
+            .remove("status");
+    }
+    let r = check(&[bare], &[]);
+    assert_eq!(status_findings(&r), [Outcome::Fail]);
+}
