@@ -214,3 +214,20 @@ fn capability_report_does_not_call_a_pool_kind_machine_support() {
         "{row}"
     );
 }
+
+/// One source of truth: Cluster API's DevMachinePoolTemplate (whose contract label also maps a
+/// version the CRD lacks, a `contract-label-versions` failure) resolves to a version with
+/// `spec.template.spec`, so the ClusterClass check passes a ClusterClass using it, and the
+/// capability report says "yes" too (it said "no (… fails)").
+#[test]
+fn capability_report_agrees_with_the_cluster_class_check() {
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/provider-trees/capi-dev/config/crd");
+    let o = common::run(&["check", tree.to_str().unwrap(), "--capabilities"], None);
+    let text = common::stdout(&o);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("DevMachinePool "))
+        .expect("a row for DevMachinePool");
+    assert!(row.contains("yes (DevMachinePoolTemplate)"), "{row}");
+}
