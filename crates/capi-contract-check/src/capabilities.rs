@@ -16,7 +16,8 @@ use serde::Serialize;
 use crate::catalog::{Catalog, CrdFacts};
 use crate::input::Role;
 use crate::inventory::Inventory;
-use crate::report::{Outcome, Report, Target};
+use crate::report::Report;
+use crate::rules;
 use crate::schema_view::field;
 
 /// CRD annotation a provider sets to `"true"` or `"false"`: deleting a MachinePool Machine
@@ -53,6 +54,13 @@ pub enum ContractSupport {
 pub enum MachinePoolMachines {
     /// The schema has no `status.infrastructureMachineKind`.
     NotSupported,
+    /// A pool given with the objects names an InfraMachinePool kind (its own) in
+    /// `status.infrastructureMachineKind`: the contract wants "the resource kind that represents
+    /// the replicas in the pool", so no MachinePool Machine works.
+    WrongKind {
+        /// The kind named.
+        kind: String,
+    },
     /// The schema has `status.infrastructureMachineKind`.
     Supported {
         /// The InfraMachine kind, when known.
@@ -73,12 +81,14 @@ pub enum MachinePoolMachines {
     rename_all_fields = "camelCase"
 )]
 pub enum ClusterClassSupport {
-    /// The template CRD is among the inputs and none of its checks failed.
+    /// The template CRD is among the inputs and the topology controller can use it (the
+    /// same judgement as the ClusterClass check's).
     Supported {
         /// The template kind.
         template: String,
     },
-    /// The template CRD is among the inputs but a MUST rule fails on it.
+    /// The template CRD is among the inputs but the topology controller cannot use it (no
+    /// contract label resolving to a version it defines, or no `spec.template.spec`).
     TemplateFails {
         /// The template kind.
         template: String,
@@ -135,11 +145,7 @@ pub struct Capability {
 }
 
 /// The capability of every InfraMachinePool CRD in `catalog`, in input order.
-pub(crate) fn compute(
-    catalog: &Catalog,
-    inventory: &Inventory,
-    report: &Report,
-) -> Vec<Capability> {
+pub(crate) fn compute(catalog: &Catalog, inventory: &Inventory) -> Vec<Capability> {
     catalog
         .with_role(Role::Pool)
         .map(|crd| {
@@ -150,7 +156,7 @@ pub(crate) fn compute(
                 kind: crd.kind.clone(),
                 crd: crd.name.clone(),
                 contract: contract(crd),
-                cluster_class: cluster_class(catalog, report, crd),
+                cluster_class: cluster_class(catalog, crd),
                 machine_deletion: behaviour(crd, applies, DECLARE_MACHINE_DELETION),
                 remediation: behaviour(crd, applies, DECLARE_REMEDIATION),
                 machine_pool_machines: mpm,
@@ -188,6 +194,13 @@ fn machine_pool_machines(
         .filter(|p| p.meta.kind == crd.kind && p.meta.group() == crd.group)
         .find_map(|p| p.machine_kind.as_ref().ok().cloned());
     if let Some(kind) = from_objects {
+        if kind == crd.kind
+            || catalog
+                .find(&crd.group, &kind)
+                .any(|c| c.role == Some(Role::Pool))
+        {
+            return MachinePoolMachines::WrongKind { kind };
+        }
         return MachinePoolMachines::Supported {
             kind: Some(kind),
             known_from: Some("objects"),
@@ -208,22 +221,47 @@ fn machine_pool_machines(
     }
 }
 
-fn cluster_class(catalog: &Catalog, report: &Report, crd: &CrdFacts) -> ClusterClassSupport {
+/// One source of truth with the ClusterClass check: a template the topology controller can
+/// use (`clusterclass::template_problem`, what `clusterclass-infrastructure-template` judges
+/// a ClusterClass by) is supported.
+fn cluster_class(catalog: &Catalog, crd: &CrdFacts) -> ClusterClassSupport {
     let template = format!("{}Template", crd.kind);
     let Some(t) = catalog.find(&crd.group, &template).next() else {
         return ClusterClassSupport::NoTemplate { template };
     };
-    let fails = report.findings.iter().any(|f| {
-        f.outcome == Outcome::Fail
-            && match &f.subject.target {
-                Target::Crd { name } | Target::CrdVersion { name, .. } => name == &t.name,
-                _ => false,
+    match crate::clusterclass::template_problem(t) {
+        None => ClusterClassSupport::Supported { template },
+        Some(_) => ClusterClassSupport::TemplateFails { template },
+    }
+}
+
+/// `capability-annotation`: each capability annotation on an InfraMachinePool CRD is `"true"`
+/// or `"false"`; another value (`"yes"`, `"True"`) would otherwise be read as unknown
+/// without a word.
+pub(crate) fn check_annotations(report: &mut Report, catalog: &Catalog) {
+    for crd in catalog.with_role(Role::Pool) {
+        for annotation in [DECLARE_MACHINE_DELETION, DECLARE_REMEDIATION] {
+            let Some(value) = crd.annotations.get(annotation) else {
+                continue;
+            };
+            let check = report.check(
+                &rules::CAPABILITY_ANNOTATION,
+                &crd.subject,
+                Contract::CURRENT,
+                format!("metadata.annotations[{annotation}]"),
+            );
+            if matches!(value.as_str(), "true" | "false") {
+                check.pass(format!("{annotation}: {value}"));
+            } else {
+                check.warn(
+                    format!(
+                        "{annotation} is {:?}, neither \"true\" nor \"false\": the capability is reported as unknown",
+                        capi_diagnostics::excerpt::excerpt(value)
+                    ),
+                    format!("set {annotation} to \"true\" or \"false\""),
+                );
             }
-    });
-    if fails {
-        ClusterClassSupport::TemplateFails { template }
-    } else {
-        ClusterClassSupport::Supported { template }
+        }
     }
 }
 
@@ -254,6 +292,9 @@ impl fmt::Display for MachinePoolMachines {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NotSupported => f.write_str("no"),
+            Self::WrongKind { kind } => {
+                write!(f, "no ({kind} is a pool kind, not an InfraMachine)")
+            }
             Self::Supported {
                 kind: Some(k),
                 known_from: Some("objects"),

@@ -135,6 +135,22 @@ impl CrdFacts {
     }
 }
 
+/// The contract a version's schema implements, read from its status: v1beta2 reports
+/// provisioning in `status.initialization.provisioned`, v1beta1 in `status.ready` (with
+/// `clusterv1.Conditions`, whose items carry `severity`). `None` when the schema says neither.
+pub(crate) fn schema_contract(schema: &Value) -> Option<Contract> {
+    let status = &schema["properties"]["status"]["properties"];
+    if status["initialization"]["properties"]["provisioned"].is_object() {
+        Some(Contract::V1Beta2)
+    } else if status["ready"].is_object()
+        || status["conditions"]["items"]["properties"]["severity"].is_object()
+    {
+        Some(Contract::V1Beta1)
+    } else {
+        None
+    }
+}
+
 /// Every CRD read, in input order.
 #[derive(Debug, Default)]
 pub(crate) struct Catalog {
@@ -145,6 +161,20 @@ impl Catalog {
     /// Remembers a CRD.
     pub(crate) fn add(&mut self, facts: CrdFacts) {
         self.crds.push(facts);
+    }
+
+    /// Remembers a CRD, in place of one read before under the same name (a CRD taken as an
+    /// InfraMachinePool by evidence after it was read).
+    pub(crate) fn replace(&mut self, facts: CrdFacts) {
+        match self.crds.iter_mut().find(|c| {
+            c.name == facts.name
+                && c.group == facts.group
+                && c.kind == facts.kind
+                && c.role.is_none()
+        }) {
+            Some(old) => *old = facts,
+            None => self.crds.push(facts),
+        }
     }
 
     /// How many CRDs were read.

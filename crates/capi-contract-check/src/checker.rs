@@ -1,7 +1,7 @@
 //! The checker: CRDs and objects go in one at a time (a stream of any length), a [`Report`]
 //! comes out.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use capi_contract::Contract;
@@ -40,7 +40,31 @@ pub struct Checker {
     inventory: Inventory,
     /// Why CRDs whose kind looks like a pool's (`*machinepool*`, any case) were skipped.
     pool_like: Vec<String>,
+    /// Provider CRDs of other kinds, kept until the end: a given MachinePool or ClusterClass
+    /// may name one as its infrastructure (evidence that it is an InfraMachinePool or its
+    /// template, whatever its kind is called).
+    deferred: Vec<Deferred>,
+    /// `(group, kind)` named as infrastructure by a MachinePool or a ClusterClass, with the
+    /// role that gives it and the evidence (for the report).
+    evidence: BTreeMap<(String, String), (Role, String)>,
+    /// Provider objects of kinds not known (yet) to be pools or pool machines: judged at the
+    /// end, once every piece of evidence is in.
+    pending: Vec<(Value, Option<Source>)>,
 }
+
+/// A provider CRD not (yet) taken as an InfraMachinePool.
+#[derive(Debug)]
+struct Deferred {
+    input: CrdInput,
+    group: String,
+    kind: String,
+    /// Why it was not taken by its kind.
+    reason: String,
+}
+
+/// Most objects kept for the end; beyond this they are judged as they come (the stream may be
+/// long).
+const MAX_PENDING: usize = 10_000;
 
 impl Checker {
     /// A checker with `opts`.
@@ -54,6 +78,9 @@ impl Checker {
             catalog: Catalog::default(),
             inventory: Inventory::default(),
             pool_like: Vec::new(),
+            deferred: Vec::new(),
+            evidence: BTreeMap::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -84,12 +111,30 @@ impl Checker {
                 if kind.to_ascii_lowercase().contains("machinepool") {
                     self.pool_like.push(format!("{reason}{from}"));
                 }
+                if let crate::input::NotChecked::OtherKind { .. } = reason {
+                    let group = input.crd["spec"]["group"].as_str().unwrap_or_default();
+                    self.deferred.push(Deferred {
+                        input: input.clone(),
+                        group: group.to_owned(),
+                        kind: kind.to_owned(),
+                        reason: format!("{reason}{from}"),
+                    });
+                    self.promote();
+                    return;
+                }
                 self.report.skipped.push(format!("{reason}{from}"));
                 return;
             }
         };
+        self.take_crd(input, role);
+    }
+
+    /// Checks a CRD in `role` and remembers it.
+    fn take_crd(&mut self, input: &CrdInput, role: Role) {
         let subject = check_crd(&mut self.report, &self.opts, input, role);
-        self.catalog.add(CrdFacts::of(input, Arc::clone(&subject)));
+        let mut facts = CrdFacts::of(input, Arc::clone(&subject));
+        facts.role = Some(role);
+        self.catalog.replace(facts);
         let names = Names::of(&input.crd);
         let key = (names.group.to_owned(), names.kind.to_owned());
         match role {
@@ -106,26 +151,193 @@ impl Checker {
     /// the object's version, else the current one.
     #[must_use]
     pub fn object_contract(&self, object: &Value) -> Contract {
+        self.object_contract_and_assumption(object).0
+    }
+
+    /// The contract of an object and, when no label lists its version, what was assumed: the
+    /// contract its version's schema implements (`status.initialization.provisioned`: v1beta2,
+    /// `status.ready`: v1beta1), else the current one.
+    fn object_contract_and_assumption(&self, object: &Value) -> (Contract, Option<String>) {
+        if let Some(c) = self.labelled_contract(object) {
+            return (c, None);
+        }
+        let (group, version) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
+        let kind = object["kind"].as_str().unwrap_or_default();
+        let from_schema = self.catalog.find(group, kind).find_map(|crd| {
+            crd.version(version)
+                .and_then(|v| crate::catalog::schema_contract(&v.schema))
+        });
+        match from_schema {
+            Some(c) => (
+                c,
+                Some(format!(
+                    "no cluster.x-k8s.io/<contract> label of its CRD lists {version}: judged by the {c} contract its schema implements (assumed)"
+                )),
+            ),
+            None => (
+                Contract::CURRENT,
+                self.catalog.find(group, kind).next().map(|_| {
+                    format!(
+                        "no cluster.x-k8s.io/<contract> label of its CRD lists {version} and its schema shows no contract: judged by the current {} contract (assumed)",
+                        Contract::CURRENT
+                    )
+                }),
+            ),
+        }
+    }
+
+    /// The contract whose label on the object's CRD lists the object's version, if any.
+    fn labelled_contract(&self, object: &Value) -> Option<Contract> {
         if let Some(only) = self.opts.only_contract {
-            return only;
+            return Some(only);
         }
         let (group, version) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
         let kind = object["kind"].as_str().unwrap_or_default();
         self.catalog
             .find(group, kind)
             .find_map(|crd| crd.contract_of_version(version))
-            .unwrap_or(Contract::CURRENT)
     }
 
     /// Checks an InfraMachinePool object and remembers, for the rules that judge objects as
     /// a set, InfraMachinePools, their InfraMachines, ClusterClasses and Clusters with a
     /// topology; other objects are listed as skipped.
     pub fn add_object(&mut self, object: &Value, source: Option<&Source>) {
+        self.judge_object(object, source, false);
+    }
+
+    /// Records what a MachinePool or ClusterClass says about which kinds are
+    /// InfraMachinePools, and takes the CRDs it names.
+    fn note_evidence(&mut self, object: &Value) {
+        let group_of = |r: &Value| {
+            r["apiGroup"].as_str().map_or_else(
+                || {
+                    split_api_version(r["apiVersion"].as_str().unwrap_or_default())
+                        .0
+                        .to_owned()
+                },
+                str::to_owned,
+            )
+        };
+        let kind = object["kind"].as_str().unwrap_or_default();
+        let name = object["metadata"]["name"].as_str().unwrap_or_default();
+        let mut found = Vec::new();
+        if kind == "MachinePool" {
+            let r = &object["spec"]["template"]["spec"]["infrastructureRef"];
+            if let Some(k) = r["kind"].as_str() {
+                found.push((
+                    group_of(r),
+                    k.to_owned(),
+                    Role::Pool,
+                    format!(
+                        "named by MachinePool {name:?} in spec.template.spec.infrastructureRef"
+                    ),
+                ));
+            }
+        } else if kind == "ClusterClass" {
+            let pools = object["spec"]["workers"]["machinePools"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            for (i, entry) in pools.iter().enumerate() {
+                for r in [
+                    &entry["template"]["infrastructure"]["ref"],
+                    &entry["infrastructure"]["templateRef"],
+                ] {
+                    let Some(k) = r["kind"].as_str() else {
+                        continue;
+                    };
+                    let why = format!(
+                        "named by ClusterClass {name:?} in spec.workers.machinePools[{i}] infrastructure"
+                    );
+                    found.push((group_of(r), k.to_owned(), Role::Template, why.clone()));
+                    // The pool kind the template stamps out, by the template naming convention.
+                    if let Some(pool) = k.strip_suffix("Template") {
+                        found.push((group_of(r), pool.to_owned(), Role::Pool, why));
+                    }
+                }
+            }
+        }
+        for (group, kind, role, why) in found {
+            if !kind.ends_with("MachinePool") && !kind.ends_with("MachinePoolTemplate") {
+                self.evidence.entry((group, kind)).or_insert((role, why));
+            }
+        }
+        self.promote();
+    }
+
+    /// Takes the deferred CRDs that evidence names.
+    fn promote(&mut self) {
+        if self.evidence.is_empty() {
+            return;
+        }
+        let (taken, kept): (Vec<Deferred>, Vec<Deferred>) = std::mem::take(&mut self.deferred)
+            .into_iter()
+            .partition(|d| {
+                self.evidence
+                    .contains_key(&(d.group.clone(), d.kind.clone()))
+            });
+        self.deferred = kept;
+        for d in taken {
+            if let Some((role, _)) = self.evidence.get(&(d.group.clone(), d.kind.clone())) {
+                let role = *role;
+                self.take_crd(&d.input, role);
+            }
+        }
+    }
+
+    /// The object as an InfraMachine candidate, when something ties it to a pool (an owner of
+    /// a pool kind, evidence included, or a pool-name label).
+    fn machine_candidate(
+        &self,
+        object: &Value,
+        source_ref: Option<SourceRef>,
+    ) -> Option<MachineObject> {
+        let meta = Meta::of(object, source_ref);
+        let owned_by_pool = meta.owners.iter().any(|o| {
+            let g = split_api_version(&o.api_version).0;
+            g != crate::input::CORE_GROUP && self.is_pool_kind(g, &o.kind)
+        });
+        MachineObject::of(object, meta, owned_by_pool)
+    }
+
+    /// True when `(group, kind)` is an InfraMachinePool kind among the CRDs taken.
+    fn is_pool_kind(&self, group: &str, kind: &str) -> bool {
+        kind.ends_with("MachinePool")
+            || self.pools.iter().any(|(g, k, _)| g == group && k == kind)
+            || self
+                .catalog
+                .find(group, kind)
+                .any(|c| c.role == Some(Role::Pool))
+    }
+
+    fn judge_object(&mut self, object: &Value, source: Option<&Source>, at_end: bool) {
         let source_ref: Option<SourceRef> = source.map(Into::into);
-        let skipped = match object_role(object) {
+        let (group, _) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
+        let kind = object["kind"].as_str().unwrap_or_default();
+        if group == crate::input::CORE_GROUP && matches!(kind, "MachinePool" | "ClusterClass") {
+            self.note_evidence(object);
+        }
+        let mut role = object_role(object);
+        if role == ObjectRole::Other
+            && group != crate::input::CORE_GROUP
+            && self.is_pool_kind(group, kind)
+        {
+            role = ObjectRole::Pool;
+        }
+        let core_machine_pool = group == crate::input::CORE_GROUP && kind == "MachinePool";
+        let skipped = match role {
+            ObjectRole::Other if core_machine_pool => Some(
+                "a MachinePool: read only for spec.template.spec.infrastructureRef (which kind is the InfraMachinePool)"
+                    .to_owned(),
+            ),
             ObjectRole::Pool => {
-                let contract = self.object_contract(object);
+                let (contract, assumed) = self.object_contract_and_assumption(object);
                 let meta = Meta::of(object, source_ref);
+                if let Some(assumed) = assumed {
+                    self.report
+                        .check(&rules::SERVED_VERSION_UNLABELLED, &meta.subject, contract, "apiVersion")
+                        .info(assumed, "list the version in the cluster.x-k8s.io/<contract> label of the contract it implements");
+                }
                 crate::object::check_object(&mut self.report, object, &meta.subject, contract);
                 self.inventory
                     .pools
@@ -144,9 +356,17 @@ impl Checker {
                 }
                 None => Some("a Cluster without spec.topology".to_owned()),
             },
-            ObjectRole::Other => match MachineObject::of(object, Meta::of(object, source_ref)) {
-                Some(machine) => {
+            ObjectRole::Other => match self.machine_candidate(object, source_ref) {
+                Some(mut machine) => {
+                    machine.contract = self.labelled_contract(object);
                     self.inventory.machines.push(machine);
+                    None
+                }
+                None if !at_end
+                    && group != crate::input::CORE_GROUP
+                    && self.pending.len() < MAX_PENDING =>
+                {
+                    self.pending.push((object.clone(), source.cloned()));
                     None
                 }
                 None => Some(format!(
@@ -222,14 +442,20 @@ impl Checker {
     /// returns the report.
     #[must_use]
     pub fn finish(mut self) -> Report {
+        for (object, source) in std::mem::take(&mut self.pending) {
+            self.judge_object(&object, source.as_ref(), true);
+        }
+        for d in &self.deferred {
+            self.report.skipped.push(d.reason.clone());
+        }
         self.templates_of_pools();
         let contract = self.contract();
         crate::clusterclass::template_schemas(&mut self.report, &self.catalog, contract);
         let unclaimed = crate::machines::check(&mut self.report, &self.catalog, &self.inventory);
         self.report.skipped.extend(unclaimed);
         crate::clusterclass::check(&mut self.report, &self.catalog, &self.inventory);
-        self.report.capabilities =
-            crate::capabilities::compute(&self.catalog, &self.inventory, &self.report);
+        crate::capabilities::check_annotations(&mut self.report, &self.catalog);
+        self.report.capabilities = crate::capabilities::compute(&self.catalog, &self.inventory);
         self.report
     }
 
@@ -277,12 +503,36 @@ impl Checker {
         } else {
             pool_like.into_iter().take(3).collect()
         };
-        let more = self.report.skipped.len().saturating_sub(read.len());
+        // The renderers cut a message beyond 400 characters in its middle, where the names
+        // that matter would be: add whole items while they fit, and count the rest.
+        const BUDGET: usize = 380;
         let mut message =
             String::from("no InfraMachinePool CRD among the inputs: nothing was checked");
-        if !read.is_empty() {
-            message.push_str(&format!("; read instead: {}", read.join("; ")));
+        let candidates = self.candidates();
+        let (items, label, total) = if candidates.is_empty() {
+            (
+                read.iter().map(|r| (*r).to_owned()).collect::<Vec<_>>(),
+                "read instead",
+                self.report.skipped.len(),
+            )
+        } else {
+            (candidates, "candidates not taken", self.deferred.len())
+        };
+        let mut shown = 0;
+        for item in &items {
+            let sep = if shown == 0 {
+                format!("; {label}: ")
+            } else {
+                "; ".to_owned()
+            };
+            if shown > 0 && message.len() + sep.len() + item.len() > BUDGET {
+                break;
+            }
+            message.push_str(&sep);
+            message.push_str(item);
+            shown += 1;
         }
+        let more = total.saturating_sub(shown);
         if more > 0 {
             message.push_str(&format!(" (and {more} more)"));
         }
@@ -293,6 +543,46 @@ impl Checker {
                 message,
                 "give the provider's InfraMachinePool CRD (kind `<Name>MachinePool`, group `infrastructure.cluster.x-k8s.io` or the provider's own); if it is there, check its kind, its group, its `apiVersion` and its file name (`*.yaml`, `*.yml` or `*.json`)",
             );
+    }
+}
+
+impl Checker {
+    /// The provider CRDs that could be an InfraMachinePool, each with why it was not taken:
+    /// its kind does not end in `MachinePool`, no given MachinePool or ClusterClass names it,
+    /// and it lacks a contract label or `spec.providerIDList`.
+    fn candidates(&self) -> Vec<String> {
+        self.deferred
+            .iter()
+            .filter(|d| {
+                crate::input::has_provider_id_list(&d.input.crd)
+                    || d.kind.to_ascii_lowercase().contains("pool")
+            })
+            .take(5)
+            .map(|d| {
+                let labelled = d.input.crd["metadata"]["labels"]
+                    .as_object()
+                    .is_some_and(|l| l.keys().any(|k| crate::input::is_contract_label_key(k)));
+                let ids = crate::input::has_provider_id_list(&d.input.crd);
+                let mut why = vec![format!("kind {} does not end in MachinePool", d.kind)];
+                why.push(
+                    "no given MachinePool or ClusterClass names it as infrastructure".to_owned(),
+                );
+                match (labelled, ids) {
+                    (false, true) => why.push(
+                        "it has spec.providerIDList but no cluster.x-k8s.io/<contract> label"
+                            .to_owned(),
+                    ),
+                    (true, false) => {
+                        why.push("it has a contract label but no spec.providerIDList".to_owned())
+                    }
+                    (false, false) => {
+                        why.push("no contract label and no spec.providerIDList".to_owned())
+                    }
+                    (true, true) => {}
+                }
+                format!("{}.{} ({})", d.kind, d.group, why.join(", "))
+            })
+            .collect()
     }
 }
 

@@ -85,7 +85,7 @@ fn infrastructure_template(
 }
 
 /// Why a template CRD cannot be used by the topology controller, if it cannot.
-fn template_problem(crd: &CrdFacts) -> Option<String> {
+pub(crate) fn template_problem(crd: &CrdFacts) -> Option<String> {
     let Some(version) = crd.resolved_version() else {
         return Some("no cluster.x-k8s.io/<contract> label".to_owned());
     };

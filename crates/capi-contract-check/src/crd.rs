@@ -498,28 +498,56 @@ fn served_versions_unlabelled(
         if !served {
             continue;
         }
-        let labelled = facts.compatible.iter().any(|c| {
+        let listed_by = |c: &str| {
             facts
                 .labels
-                .get(c.as_str())
+                .get(c)
                 .is_some_and(|vs| vs.iter().any(|v| v == version))
-        });
+        };
+        let labelled = facts.compatible.iter().any(|c| listed_by(c.as_str()));
+        let retired = facts
+            .labels
+            .keys()
+            .find(|c| capi_contract::labels::is_retired_contract(c) && listed_by(c));
         let path = format!("spec.versions[{version}]");
         let check = report.check(&rules::SERVED_VERSION_UNLABELLED, subject, contract, path);
         if labelled {
             check.pass(format!("{version} is labelled"));
-        } else {
-            check.warn(
-                format!(
-                    "{} is served but no cluster.x-k8s.io/<contract> label lists it: core never uses it and its schema is not checked",
-                    excerpt(version)
-                ),
-                format!(
-                    "add {version} to the cluster.x-k8s.io/{} label (versions joined with `_`), or stop serving it",
-                    Contract::CURRENT
-                ),
-            );
+            continue;
         }
+        if let Some(retired) = retired {
+            check.pass(format!(
+                "{version} is labelled for the retired {retired} contract (cluster.x-k8s.io/{retired}), which current core does not read"
+            ));
+            continue;
+        }
+        // The label goes to the contract the version's schema implements, not always the newest.
+        let schema = versions_of(&facts.input.crd)
+            .iter()
+            .find(|v| v["name"] == *version)
+            .map(|v| &v["schema"]["openAPIV3Schema"]);
+        let (implements, how) = match schema.and_then(crate::catalog::schema_contract) {
+            Some(c) => (c, "its schema implements"),
+            None => (
+                Contract::CURRENT,
+                "assumed: its schema shows neither status.initialization.provisioned nor status.ready; the current contract",
+            ),
+        };
+        let existing = facts
+            .labels
+            .get(implements.as_str())
+            .filter(|vs| !vs.is_empty())
+            .map(|vs| format!("{}_{version}", vs.join("_")))
+            .unwrap_or_else(|| (*version).to_owned());
+        check.info(
+            format!(
+                "{} is served but no cluster.x-k8s.io/<contract> label lists it: core never resolves references to it and its schema is not checked",
+                excerpt(version)
+            ),
+            format!(
+                "if it is meant to be used, list it in the cluster.x-k8s.io/{implements} label ({how}): `cluster.x-k8s.io/{implements}: {existing}`"
+            ),
+        );
     }
 }
 

@@ -92,7 +92,9 @@ impl CheckOptions {
 /// The role a CRD plays in the contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// An InfraMachinePool (kind ending in `MachinePool`).
+    /// An InfraMachinePool (kind ending in `MachinePool`, or a contract-labelled CRD with
+    /// `spec.providerIDList`; the checker also takes CRDs a given MachinePool or ClusterClass
+    /// names).
     Pool,
     /// An InfraMachinePoolTemplate (kind ending in `MachinePoolTemplate`).
     Template,
@@ -189,7 +191,7 @@ pub fn classify(crd: &Value) -> Result<Role, NotChecked> {
         Ok(Role::Template)
     } else if kind.ends_with("MachinePoolMachine") {
         Ok(Role::PoolMachine)
-    } else if kind.ends_with("MachinePool") {
+    } else if kind.ends_with("MachinePool") || labelled_with_provider_id_list(crd) {
         Ok(Role::Pool)
     } else {
         Err(NotChecked::OtherKind {
@@ -197,6 +199,36 @@ pub fn classify(crd: &Value) -> Result<Role, NotChecked> {
             kind: kind.to_owned(),
         })
     }
+}
+
+/// Evidence that a CRD whose kind does not follow the `${env}MachinePool` naming convention
+/// is an InfraMachinePool: a contract label (`cluster.x-k8s.io/<contract>`, retired ones
+/// included) and `spec.providerIDList` in the schema of a version. The contract page calls the
+/// name "a generally applied convention" (infra-machinepool.md, "InfraMachinePool, InfraMachinePoolList
+/// resource definition"), while `spec.providerIDList` is the field only an InfraMachinePool has.
+pub(crate) fn labelled_with_provider_id_list(crd: &Value) -> bool {
+    let labelled = crd["metadata"]["labels"]
+        .as_object()
+        .is_some_and(|labels| labels.keys().any(|k| is_contract_label_key(k)));
+    labelled && has_provider_id_list(crd)
+}
+
+/// True for `cluster.x-k8s.io/v1alpha3`, `…/v1beta2` and other contract label keys.
+pub(crate) fn is_contract_label_key(key: &str) -> bool {
+    key.strip_prefix("cluster.x-k8s.io/")
+        .is_some_and(|c| c.parse::<capi_contract::Contract>().is_ok() || is_retired_contract(c))
+}
+
+use capi_contract::labels::is_retired_contract;
+
+/// True when the schema of some version has `spec.providerIDList`.
+pub(crate) fn has_provider_id_list(crd: &Value) -> bool {
+    crd["spec"]["versions"].as_array().is_some_and(|versions| {
+        versions.iter().any(|v| {
+            !v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["providerIDList"]
+                .is_null()
+        })
+    })
 }
 
 #[cfg(test)]
@@ -227,6 +259,33 @@ mod tests {
             classify(&crd("x", "FooCluster")),
             Err(NotChecked::OtherKind { .. })
         ));
+        // "It is a generally applied convention to use names in the format `${env}MachinePool`"
+        // (infra-machinepool.md at ae7ff047, line 164): a convention, not the contract. A
+        // contract label (a retired one too) and spec.providerIDList identify a pool.
+        let pool_like = |labels: Value, ids: bool| {
+            let spec = if ids {
+                json!({"properties": {"providerIDList": {"type": "array"}}})
+            } else {
+                json!({"properties": {}})
+            };
+            json!({"kind": "CustomResourceDefinition", "metadata": {"name": "n", "labels": labels},
+                "spec": {"group": "x", "names": {"kind": "GardenerWorkerPool"},
+                    "versions": [{"name": "v1alpha1", "schema": {"openAPIV3Schema":
+                        {"properties": {"spec": spec}}}}]}})
+        };
+        let label = json!({"cluster.x-k8s.io/v1beta1": "v1alpha1"});
+        assert_eq!(classify(&pool_like(label.clone(), true)), Ok(Role::Pool));
+        let retired = json!({"cluster.x-k8s.io/v1alpha4": "v1alpha1"});
+        assert_eq!(classify(&pool_like(retired, true)), Ok(Role::Pool));
+        assert!(
+            classify(&pool_like(label, false)).is_err(),
+            "no providerIDList"
+        );
+        let other = json!({"cluster.x-k8s.io/provider": "infrastructure-x"});
+        assert!(
+            classify(&pool_like(other, true)).is_err(),
+            "not a contract label"
+        );
         let err = classify(&json!({"kind": "ConfigMap"})).unwrap_err();
         assert_eq!(err.to_string(), "<unnamed>: not a CustomResourceDefinition");
     }

@@ -17,6 +17,9 @@ use crate::catalog::split_api_version;
 use crate::input::CORE_GROUP;
 use crate::report::{SourceRef, Subject, Target};
 
+/// The namespace kubectl creates a namespace-less namespaced object in.
+pub(crate) const DEFAULT_NAMESPACE: &str = "default";
+
 /// Identity and metadata of an object.
 #[derive(Debug)]
 pub(crate) struct Meta {
@@ -51,7 +54,11 @@ impl Meta {
             subject,
             api_version: text(&object["apiVersion"]).unwrap_or_default(),
             kind,
-            namespace: namespace.unwrap_or_default(),
+            // A namespace-less object (a quick-start ClusterClass as shipped) is created in
+            // `default` by `kubectl apply` without `-n`: kubectl's default namespace.
+            namespace: namespace
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned()),
             name,
             labels: serde_json::from_value(meta["labels"].clone()).unwrap_or_default(),
             owners: serde_json::from_value(meta["ownerReferences"].clone()).unwrap_or_default(),
@@ -118,15 +125,22 @@ impl PoolObject {
 pub(crate) struct MachineObject {
     pub(crate) meta: Meta,
     pub(crate) provider_id: Option<String>,
+    /// The contract of its own API version (by its CRD's labels), when known: its findings
+    /// are judged and headed by it, not by the pool's.
+    pub(crate) contract: Option<Contract>,
 }
 
 impl MachineObject {
     /// The object, when something ties it to a pool (a pool-name label or an owner whose
     /// kind ends in `MachinePool`); other objects are not kept.
-    pub(crate) fn of(object: &Value, meta: Meta) -> Option<Self> {
-        let tied = meta.labels.contains_key(MACHINE_POOL_NAME_LABEL)
+    /// `owned_by_pool` says whether an owner is of a pool kind recognised by evidence (a kind
+    /// not ending in `MachinePool`).
+    pub(crate) fn of(object: &Value, meta: Meta, owned_by_pool: bool) -> Option<Self> {
+        let tied = owned_by_pool
+            || meta.labels.contains_key(MACHINE_POOL_NAME_LABEL)
             || meta.owners.iter().any(|o| o.kind.ends_with("MachinePool"));
         tied.then(|| Self {
+            contract: None,
             provider_id: object["spec"]["providerID"].as_str().map(str::to_owned),
             meta,
         })
@@ -276,7 +290,8 @@ pub(crate) struct Inventory {
 /// What an object is to the checker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ObjectRole {
-    /// An InfraMachinePool (a non-core kind ending in `MachinePool`).
+    /// An InfraMachinePool (a non-core kind ending in `MachinePool`; the checker also takes
+    /// kinds recognised by evidence).
     Pool,
     /// A ClusterClass.
     ClusterClass,
@@ -343,11 +358,11 @@ mod tests {
         let tied = json!({"apiVersion": "x/v1", "kind": "FooMachine", "metadata": {"name": "m",
             "ownerReferences": [{"apiVersion": "x/v1", "kind": "FooMachinePool", "name": "p", "uid": "u"}]},
             "spec": {"providerID": "foo://1"}});
-        let m = MachineObject::of(&tied, meta(&tied)).unwrap();
+        let m = MachineObject::of(&tied, meta(&tied), false).unwrap();
         assert!(m.meta.owned_by("x", "FooMachinePool", "p"));
         assert_eq!(m.provider_id.as_deref(), Some("foo://1"));
         let other = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
-        assert!(MachineObject::of(&other, meta(&other)).is_none());
+        assert!(MachineObject::of(&other, meta(&other), false).is_none());
         assert_eq!(object_role(&other), ObjectRole::Other);
         let core_pool = json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool"});
         assert_eq!(object_role(&core_pool), ObjectRole::Other);

@@ -14,6 +14,7 @@ use capi_machinepool_api::constants::{CLUSTER_NAME_LABEL, MACHINE_POOL_NAME_LABE
 use capi_machinepool_api::views::machine_pool_machines_labels;
 
 use crate::catalog::{Catalog, CrdFacts};
+use crate::input::Role;
 use crate::inventory::{Inventory, MachineObject, PoolObject};
 use crate::report::Report;
 use crate::rules;
@@ -25,7 +26,10 @@ pub(crate) fn check(report: &mut Report, catalog: &Catalog, inventory: &Inventor
     for pool in &inventory.pools {
         let kind = match &pool.machine_kind {
             Ok(kind) => kind,
-            Err(ReadError::Missing { .. }) => continue,
+            Err(ReadError::Missing { .. }) => {
+                never_machines(report, pool, inventory);
+                continue;
+            }
             Err(e) => {
                 report
                     .check(
@@ -98,6 +102,23 @@ fn infra_machine_crd(report: &mut Report, catalog: &Catalog, pool: &PoolObject, 
         pool.contract,
         "status.infrastructureMachineKind",
     );
+    // infra-machinepool.md: the value "must be set to the resource kind that represents the
+    // replicas in the pool. This is usually the resource kind name for the providers
+    // InfraMachine" — never the pool itself.
+    if kind == pool.meta.kind
+        || catalog
+            .find(group, kind)
+            .any(|c| c.role == Some(Role::Pool))
+    {
+        check.fail(
+            format!(
+                "status.infrastructureMachineKind is {}, an InfraMachinePool kind, not the InfraMachine kind that represents the replicas: the MachinePool controller would list pools as Machines",
+                excerpt(kind)
+            ),
+            "set it to the InfraMachine kind (one object per replica, with spec.providerID), or leave it unset when the provider does not create InfraMachines",
+        );
+        return;
+    }
     let Some(crd) = catalog.find(group, kind).next() else {
         check.fail(
             format!(
@@ -148,7 +169,58 @@ fn crd_problems(crd: &CrdFacts, kind: &str, version: &str) -> Vec<String> {
     if crd.contracts().is_empty() {
         problems.push("no cluster.x-k8s.io/<contract> label".to_owned());
     }
+    if let Some(schema) = crd.version(version).map(|v| &v.schema) {
+        let props = |path: &[&str]| {
+            path.iter()
+                .fold(schema, |v, k| &v["properties"][*k])
+                .is_object()
+        };
+        if !props(&["spec", "providerID"]) {
+            problems.push(
+                "its schema has no spec.providerID (an InfraMachine names its instance there)"
+                    .to_owned(),
+            );
+        }
+        if !props(&["status", "initialization", "provisioned"]) && !props(&["status", "ready"]) {
+            problems.push(
+                "its schema has neither status.initialization.provisioned nor status.ready (the Machine controller waits for one of them on every Machine)"
+                    .to_owned(),
+            );
+        }
+    }
     problems
+}
+
+/// A pool that owns objects (owner references) but never sets
+/// `status.infrastructureMachineKind`: the MachinePool controller creates Machines only for
+/// pools that set it, so these objects never become Machines.
+fn never_machines(report: &mut Report, pool: &PoolObject, inventory: &Inventory) {
+    let p = &pool.meta;
+    let owned: Vec<&MachineObject> = inventory
+        .machines
+        .iter()
+        .filter(|m| m.meta.namespace == p.namespace && m.meta.owned_by(p.group(), &p.kind, &p.name))
+        .collect();
+    let Some(first) = owned.first() else {
+        return;
+    };
+    report
+        .check(
+            &rules::MACHINE_POOL_MACHINE_CRD,
+            &pool.meta.subject,
+            pool.contract,
+            "status.infrastructureMachineKind",
+        )
+        .fail(
+            format!(
+                "{} owns {} {} object(s) (first: {}) but status.infrastructureMachineKind is not set: Cluster API will never create Machines for them (no drain, no MachineHealthCheck)",
+                p.name,
+                owned.len(),
+                excerpt(&first.meta.kind),
+                excerpt(&first.meta.name)
+            ),
+            format!("set status.infrastructureMachineKind to {}", first.meta.kind),
+        );
 }
 
 /// The labels, owner and provider ID of one InfraMachine of `pool`.
@@ -162,10 +234,20 @@ fn labels(report: &mut Report, pool: &PoolObject, machine: &MachineObject) {
     let check = report.check(
         &rules::MACHINE_POOL_MACHINE_LABELS,
         &machine.meta.subject,
-        pool.contract,
+        machine.contract.unwrap_or(pool.contract),
         "metadata.labels",
     );
     let Some(selector) = selector(pool) else {
+        if !machine.meta.labels.contains_key(MACHINE_POOL_NAME_LABEL) {
+            check.fail(
+                format!(
+                    "no {MACHINE_POOL_NAME_LABEL} label at all: the MachinePool controller selects InfraMachines by it, so Cluster API will never see this {}",
+                    machine.meta.kind
+                ),
+                format!("label it {MACHINE_POOL_NAME_LABEL}=<MachinePool name> and {CLUSTER_NAME_LABEL}=<Cluster name>"),
+            );
+            return;
+        }
         check.info(
             format!(
                 "{} {} has no controller reference to a MachinePool or no {CLUSTER_NAME_LABEL} label (core sets both when it reconciles the pool): the selector cannot be computed",
@@ -224,7 +306,7 @@ fn owner(report: &mut Report, pool: &PoolObject, machine: &MachineObject) {
     let check = report.check(
         &rules::MACHINE_POOL_MACHINE_OWNER,
         &machine.meta.subject,
-        pool.contract,
+        machine.contract.unwrap_or(pool.contract),
         "metadata.ownerReferences",
     );
     if machine.meta.owned_by(p.group(), &p.kind, &p.name) {
@@ -244,7 +326,7 @@ fn provider_id(report: &mut Report, pool: &PoolObject, machine: &MachineObject) 
     let check = report.check(
         &rules::MACHINE_POOL_MACHINE_PROVIDER_ID,
         &machine.meta.subject,
-        pool.contract,
+        machine.contract.unwrap_or(pool.contract),
         "spec.providerID",
     );
     match machine.provider_id.as_deref().filter(|id| !id.is_empty()) {

@@ -664,7 +664,10 @@ pub static KUSTOMIZE_RENDERING: Rule = Rule {
 pub static SERVED_VERSION_UNLABELLED: Rule = Rule {
     id: "served-version-unlabelled",
     title: "Every served version is listed in a `cluster.x-k8s.io/<contract>` label",
-    level: Level::Should,
+    // No contract sentence requires labelling every served version (infra-machinepool.md:
+    // "Each value MUST point to an available version in your CRD Spec" constrains the values
+    // only); an unlabelled served version is worth knowing, not a violation.
+    level: Level::May,
     contracts: BOTH,
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
@@ -673,6 +676,22 @@ pub static SERVED_VERSION_UNLABELLED: Rule = Rule {
     shape: "each served version listed in a contract label",
     read_by: "reference resolution (only labelled versions are ever used)",
     when_absent: "the version is served but core never uses it, and this checker does not check its schema",
+};
+
+/// `capability-annotation`: a capability annotation this tool reads holds `"true"` or
+/// `"false"`.
+pub static CAPABILITY_ANNOTATION: Rule = Rule {
+    id: "capability-annotation",
+    title: "A capability annotation on the InfraMachinePool CRD is \"true\" or \"false\"",
+    level: Level::Should,
+    contracts: BOTH,
+    applies_to: AppliesTo::InfraMachinePool,
+    checked_on: CheckedOn::Crd,
+    anchor: "machinepoolmachines-support",
+    field: "metadata.annotations[capabilities.capi-machinepool-rs.github.io/*]",
+    shape: "\"true\" or \"false\"",
+    read_by: "this checker's capability report (not by Cluster API)",
+    when_absent: "the capability is reported as unknown",
 };
 
 /// `machine-pool-machine-crd`: the InfraMachine kind a pool names has a CRD core can list.
@@ -811,7 +830,7 @@ pub static INFRA_MACHINE_POOL_CRD: Rule = Rule {
     checked_on: CheckedOn::Inputs,
     anchor: "inframachinepool-inframachinepoollist-resource-definition",
     field: "CRD `<Kind>MachinePool`",
-    shape: "an `apiextensions.k8s.io/v1` CRD of a kind ending in `MachinePool`, outside group `cluster.x-k8s.io`",
+    shape: "an `apiextensions.k8s.io/v1` CRD outside group `cluster.x-k8s.io`: a kind ending in `MachinePool`, or one named by a given MachinePool or ClusterClass, or contract-labelled with `spec.providerIDList`",
     read_by: "this checker: every other CRD rule is checked on it",
     when_absent: "nothing is checked (a misspelled kind, a missing file, a wrong group): the check fails",
 };
@@ -855,6 +874,7 @@ pub static RULES: &[&Rule] = &[
     &INFRA_MACHINE_POOL_CRD,
     &KUSTOMIZE_RENDERING,
     &SERVED_VERSION_UNLABELLED,
+    &CAPABILITY_ANNOTATION,
     &MACHINE_POOL_MACHINE_CRD,
     &MACHINE_POOL_MACHINE_LABELS,
     &MACHINE_POOL_MACHINE_OWNER,

@@ -45,7 +45,10 @@ pub(crate) fn check_version(
             c.optional_fields();
         }
         Role::Template => c.template_spec(),
-        Role::PoolMachine => c.machine_provider_id(),
+        Role::PoolMachine => {
+            c.machine_provider_id();
+            c.machine_provisioned();
+        }
     }
 }
 
@@ -227,6 +230,12 @@ impl VersionCheck<'_> {
         let node = field(self.schema, &f);
         let check = self.check(&rules::REPLICAS, &f);
         match node {
+            // The contract's example is `Replicas int32 `json:"replicas"`` (infra-machinepool.md,
+            // "InfraMachinePool: replicas"): a number, never null; a null is read as no count.
+            Some(n) if type_of(n) == Some("integer") && n["nullable"] == true => check.warn(
+                "status.replicas is nullable: the API server accepts null where the contract's `Replicas int32` is a number the MachinePool controller copies",
+                "drop `nullable: true` (a pointer field with +nullable); declare `Replicas int32 `json:\"replicas\"``",
+            ),
             Some(n) if type_of(n) == Some("integer") => match string(n, "format") {
                 None | Some("int32") => check.pass("integer (int32)"),
                 Some(other) => check.warn(
@@ -383,6 +392,37 @@ impl VersionCheck<'_> {
                 format!("spec.providerID is {}", describe(node)),
                 "add `ProviderID string `json:\"providerID,omitempty\"`` to the spec",
             ),
+        }
+    }
+
+    /// infra-machine.md at ae7ff047: "Each InfraMachine MUST report when Machine's
+    /// infrastructure is fully provisioned (initialization) by setting
+    /// `status.initialization.provisioned`"; "Cluster API will continue to temporarily support
+    /// InfraMachine resource using `status.ready`". A MachinePool Machine's InfraMachine is
+    /// waited for like any other, so a CRD with neither never gets a running Machine.
+    fn machine_provisioned(&mut self) {
+        let provisioned = field(self.schema, &["status", "initialization", "provisioned"])
+            .and_then(type_of)
+            == Some("boolean");
+        let ready = field(self.schema, &["status", "ready"]).and_then(type_of) == Some("boolean");
+        let outcome = self.opts.compat_outcome();
+        let v1beta1 = self.contract == Contract::V1Beta1;
+        let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, &["status"]);
+        if provisioned {
+            check.pass("status.initialization.provisioned is a boolean");
+        } else if ready && v1beta1 {
+            check.pass("status.ready is a boolean (v1beta1 contract)");
+        } else if ready {
+            check.outcome(
+                outcome,
+                "the InfraMachine reports initialization through the deprecated status.ready (v1beta1 contract), not status.initialization.provisioned",
+                "add `Initialization` with `Provisioned *bool `json:\"provisioned,omitempty\"`` to the status",
+            );
+        } else {
+            check.fail(
+                "neither status.initialization.provisioned nor status.ready: the Machine controller waits for one of them on every Machine, so no MachinePool Machine ever becomes running",
+                "add `Initialization` with `Provisioned *bool `json:\"provisioned,omitempty\"`` to the status",
+            );
         }
     }
 

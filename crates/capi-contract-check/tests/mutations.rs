@@ -170,7 +170,10 @@ fn a_served_version_no_label_lists_is_reported() {
         unlabelled,
         [
             ("spec.versions[v1beta2]", Outcome::Pass),
-            ("spec.versions[v1beta3]", Outcome::Warn)
+            // INFO: no contract sentence requires labelling every served version
+            // (infra-machinepool.md: "Each value MUST point to an available version in your
+            // CRD Spec" constrains the label values only).
+            ("spec.versions[v1beta3]", Outcome::Info)
         ]
     );
     assert!(!report.has_failures());

@@ -230,8 +230,11 @@ fn azure_real_tree_labels_come_from_patches() {
                     ("deprecated-contract", Warn),
                     ("machine-pool-machines", Info),
                     ("provider-id-list-validation", Warn),
-                    // v1alpha1 is still served, and no contract label lists it.
-                    ("served-version-unlabelled", Warn),
+                    // v1alpha1 is still served, and no contract label lists it: INFO, as no
+                    // contract sentence requires labelling every served version
+                    // (infra-machinepool.md: "Each value MUST point to an available version in
+                    // your CRD Spec" constrains the values only).
+                    ("served-version-unlabelled", Info),
                 ],
             ),
             (
@@ -243,7 +246,7 @@ fn azure_real_tree_labels_come_from_patches() {
                 &[
                     ("categories", Warn),
                     ("deprecated-contract", Warn),
-                    ("served-version-unlabelled", Warn),
+                    ("served-version-unlabelled", Info),
                     // A real CAPZ bug found by the rule: the template's `Template` field has
                     // the type AzureASOManagedControlPlaneResource (api/v1beta1/
                     // azureasomanagedmachinepooltemplate_types.go at 69ec3a40), so

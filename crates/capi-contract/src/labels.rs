@@ -155,6 +155,19 @@ pub fn contract_labels(labels: &BTreeMap<String, String>) -> BTreeMap<String, Ve
         .collect()
 }
 
+/// Contracts Cluster API no longer reads (`v1alpha2`, `v1alpha3`, `v1alpha4`) whose labels
+/// providers of that era still set, such as CAPA v1.5's `cluster.x-k8s.io/v1alpha3: v1alpha3`.
+/// A version listed there is labelled, for a contract that is retired.
+///
+/// ```
+/// assert!(capi_contract::labels::is_retired_contract("v1alpha4"));
+/// assert!(!capi_contract::labels::is_retired_contract("v1beta1"));
+/// ```
+#[must_use]
+pub fn is_retired_contract(contract: &str) -> bool {
+    matches!(contract, "v1alpha2" | "v1alpha3" | "v1alpha4")
+}
+
 /// The string labels of a CRD given as JSON (`metadata.labels`; non-string values ignored).
 #[must_use]
 pub fn crd_labels(crd: &serde_json::Value) -> BTreeMap<String, String> {

@@ -91,6 +91,22 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         read_objects(&mut checker, objects)?;
     }
     let report = checker.finish();
+    if args.capabilities && report.capabilities.is_empty() {
+        // A header alone would read as "nothing supported"; say why there is no row.
+        let why = report
+            .findings
+            .iter()
+            .find(|f| {
+                f.rule.id == "inframachinepool-crd"
+                    && f.outcome == capi_contract_check::Outcome::Fail
+            })
+            .map_or_else(
+                || "no InfraMachinePool CRD among the inputs".to_owned(),
+                |f| f.message.clone(),
+            );
+        eprintln!("capabilities: no InfraMachinePool kind recognised: {why}");
+        return Ok(ExitCode::from(1));
+    }
     let code = if report.passes() {
         ExitCode::SUCCESS
     } else {
