@@ -215,7 +215,7 @@ fn documents_with_nodes() {
 
 fn cluster_nodes(name: &str) -> Vec<Node> {
     let path = format!(
-        "{}/tests/fixtures/clusters/{name}",
+        "{}/../../tests/fixtures/clusters/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     let docs: Vec<Value> =
