@@ -49,7 +49,9 @@ pub fn pool_skew(
     let namespace = pool.metadata.namespace.as_deref().unwrap_or_default();
     let kubelets = kubelet_versions(pool);
     if kubelets.iter().all(|v| v.version.is_empty()) {
-        let mut note = skew::not_checked("skew not checked: the pool has no version");
+        let mut note = skew::not_checked(
+            "skew not checked: the pool has no version (spec.template.spec.version, status.versions)",
+        );
         note.severity = None;
         return vec![note];
     }

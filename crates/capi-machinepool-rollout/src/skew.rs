@@ -516,11 +516,30 @@ pub fn check_running(
                 severity: None,
                 kubelet: Some(kubelet.clone()),
                 api_servers: vec![desired.clone()],
-                message: format!("once the control plane reaches its desired version: {message}"),
+                message: format!(
+                    "once the control plane reaches its desired version: {message}; {}",
+                    upgrade_range(window.oldest().0, to)
+                ),
             });
         }
     }
     findings
+}
+
+/// Which versions an upgrade of the pool may pick so that its kubelets fit both the oldest
+/// running kube-apiserver and the desired one (a 1.25+ kubelet: up to three minors older).
+fn upgrade_range(oldest_running: MinorVersion, desired: MinorVersion) -> String {
+    let lowest = desired.minor.saturating_sub(MAX_KUBELET_MINORS_BEHIND);
+    if lowest > oldest_running.minor || desired.major != oldest_running.major {
+        format!(
+            "no kubelet version fits both {oldest_running} (oldest running) and {desired} (desired)"
+        )
+    } else {
+        format!(
+            "an upgrade of the pool to {}.{lowest} .. {oldest_running} fits both the running and the desired kube-apiserver",
+            desired.major
+        )
+    }
 }
 
 /// The finding that says a pool's skew was not checked, and why (a warning).
