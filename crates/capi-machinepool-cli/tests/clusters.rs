@@ -108,3 +108,58 @@ fn upstream_noderef_table() {
         "{text}"
     );
 }
+
+fn example(name: &str) -> String {
+    capi_test_support::workspace_root()
+        .join("examples/rollout")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// The stored KubeadmConfig comes back from the API server at v1beta2; the manifest writes the
+/// same config at v1beta1 (kubeletExtraArgs as a map). Upstream's conversion
+/// (`api/bootstrap/kubeadm/v1beta1/conversion.go` line 302 at ae7ff047,
+/// `Convert_v1beta1_NodeRegistrationOptions_To_v1beta2_NodeRegistrationOptions`:
+/// `out.KubeletExtraArgs = bootstrapv1.ConvertToArgs(in.KubeletExtraArgs)`) makes them equal,
+/// so `validate --old` must not say "edited in place" (issue 29). A real edit (a node-labels
+/// argument added) still is one.
+#[test]
+fn bootstrap_config_compared_across_api_versions() {
+    let stored = example("stored.yaml");
+    let v1beta2_config = "apiVersion: bootstrap.cluster.x-k8s.io/v1beta2\nkind: KubeadmConfig";
+    let list_args = "      kubeletExtraArgs:\n        - name: \"eviction-hard\"\n          value: \"nodefs.available<0%,nodefs.inodesFree<0%,imagefs.available<0%\"";
+    let text = std::fs::read_to_string(&stored).unwrap();
+    assert!(text.contains(v1beta2_config) && text.contains(list_args));
+    let same = text
+        .replace(
+            v1beta2_config,
+            "apiVersion: bootstrap.cluster.x-k8s.io/v1beta1\nkind: KubeadmConfig",
+        )
+        .replace(
+            list_args,
+            "      kubeletExtraArgs:\n        eviction-hard: \"nodefs.available<0%,nodefs.inodesFree<0%,imagefs.available<0%\"",
+        );
+    let edited = same.replace(
+        "        eviction-hard:",
+        "        node-labels: \"pool=workers\"\n        eviction-hard:",
+    );
+    for (name, manifest, edits) in [("same", same, 0), ("edited", edited, 1)] {
+        let path = temp_file(
+            &format!("kubeadm-config-v1beta1-{name}.yaml"),
+            manifest.as_bytes(),
+        );
+        let out = run(
+            &["validate", "-f", path.to_str().unwrap(), "--old", &stored],
+            None,
+        );
+        let text = stdout(&out);
+        assert_eq!(out.status.code(), Some(0), "{name}: {text}");
+        assert_eq!(
+            text.matches("bootstrap-config-edited-in-place").count(),
+            edits,
+            "{name}: {text}"
+        );
+    }
+}
