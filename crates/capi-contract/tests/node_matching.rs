@@ -65,7 +65,7 @@ fn kubectl_node_list_against_the_pool() {
     // ip-10-0-3-14 (us-east-1c) is in no list and shares no prefix with a listed ID: no pool's
     // business (getNodeReferences only looks up listed IDs). ip-10-0-1-12 is in no list but
     // looks like this pool's (us-east-1a): information, and the near miss below.
-    assert_eq!(r.lookalikes, [twelve.clone()]);
+    assert_eq!(r.lookalikes, std::slice::from_ref(&twelve));
     assert_eq!(
         r.near_misses,
         [NearMiss {
@@ -213,6 +213,15 @@ fn documents_with_nodes() {
     );
 }
 
+/// (test file line, providerIDList, expected references, expected ready, upstream error)
+type UpstreamCase = (
+    u32,
+    &'static [&'static str],
+    &'static [&'static str],
+    usize,
+    bool,
+);
+
 fn cluster_nodes(name: &str) -> Vec<Node> {
     let path = format!(
         "{}/../../tests/fixtures/clusters/{name}",
@@ -236,7 +245,7 @@ fn upstream_noderef_table_unlisted_nodes_are_no_error() {
     let nodes = cluster_nodes("upstream-noderef.yaml");
     assert_eq!(nodes.len(), 7);
     // (test file line, providerIDList, expected references, expected ready, upstream error)
-    let cases: [(u32, &[&str], &[&str], usize, bool); 10] = [
+    let cases: [UpstreamCase; 10] = [
         (153, &["aws://us-east-1/id-node-1"], &["node-1"], 1, false),
         (164, &["aws://us-west-2/id-node-2"], &["node-2"], 1, false),
         (175, &["aws://us-west-2/id-node-3"], &["node-3"], 0, false),
