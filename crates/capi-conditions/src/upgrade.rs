@@ -8,8 +8,13 @@
 //! Machines. [`upgrade_verdict`] checks every signal a pool has, and says what is still pending:
 //!
 //! 1. the controller observed the current generation ([`Pending::GenerationNotObserved`]);
-//! 2. `RollingOut` is reported for that generation and is False ([`Pending::RollingOut`] and
-//!    friends);
+//! 2. when a `RollingOut` condition is reported, it is for that generation and is False
+//!    ([`Pending::RollingOut`] and friends). Upstream's MachinePool controller writes none, so
+//!    the gate never depends on it: a pool as upstream writes it after an upgrade (every
+//!    `status.versions` entry at the target, counters equal) is complete. Upstream's own check,
+//!    `IsMachinePoolUpgrading` (`internal/topology/check/upgrade.go` at ae7ff047), compares the
+//!    kubelet version of every referenced Node with the template version; rule 3 does that on
+//!    `status.versions`, which upstream fills from the same Nodes;
 //! 3. every `status.versions` entry runs the template version (see
 //!    [`runs_version`](crate::machine_pool::runs_version)), and the entries account for every
 //!    desired replica ([`Pending::VersionsBehind`], [`Pending::VersionsIncomplete`]);
@@ -81,8 +86,6 @@ pub enum Pending {
         /// `status.observedGeneration`.
         observed: i64,
     },
-    /// No `RollingOut` condition (upstream's controller does not set one yet).
-    RollingOutNotReported,
     /// `RollingOut` was computed for an older generation.
     RollingOutStale {
         /// Its `observedGeneration`.
@@ -161,7 +164,6 @@ impl fmt::Display for Pending {
                 f,
                 "status.observedGeneration {observed} is behind metadata.generation {generation}"
             ),
-            Self::RollingOutNotReported => f.write_str("no RollingOut condition is reported"),
             Self::RollingOutStale {
                 observed,
                 generation,
@@ -249,11 +251,12 @@ fn generation_check(mp: &MachinePool) -> Option<Pending> {
     })
 }
 
-/// Rule 2: `RollingOut` reported for the current generation, and False.
+/// Rule 2: when `RollingOut` is reported (our controller, or a future upstream), it is for the
+/// current generation, and False. Without it the other rules decide: upstream's controller
+/// writes none, and its own answer (`IsMachinePoolUpgrading`,
+/// `internal/topology/check/upgrade.go`) compares versions only.
 fn rolling_out_check(mp: &MachinePool) -> Option<Pending> {
-    let Some(c) = crate::get(mp, ct::ROLLING_OUT) else {
-        return Some(Pending::RollingOutNotReported);
-    };
+    let c = crate::get(mp, ct::ROLLING_OUT)?;
     let generation = generation(mp);
     if c.observed_generation.is_none_or(|o| o < generation) {
         return Some(Pending::RollingOutStale {

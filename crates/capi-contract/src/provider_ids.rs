@@ -5,7 +5,7 @@
 //! silently, in two different ways (cluster-api#8856): a provider ID listed twice gets its
 //! Node reference appended twice and is counted twice in the deprecated ready/available
 //! replicas, so the pool can look ready while an instance never joined; two Nodes sharing one
-//! provider ID resolve to the last one listed ("last one wins"). These functions find what goes
+//! provider ID resolve to one of them. These functions find what goes
 //! wrong before it hurts:
 //!
 //! * [`check_list`]: duplicates (error), empty or over-long entries (error), entries that do
@@ -14,9 +14,10 @@
 //! * [`replicas_mismatch`]: `status.replicas` disagrees with the list once provisioned.
 //! * [`match_nodes`]: which listed IDs have a Node, which Nodes are not listed, duplicates on
 //!   either side.
-//! * [`match_node_objects`]: the same from k8s-openapi `Node` objects, with near misses, the
-//!   `node.cluster.x-k8s.io/uninitialized` taint and what upstream's controller makes of it
-//!   ([`NodeReport`]).
+//! * [`match_pools`]: every pool of a cluster against k8s-openapi `Node` objects, with near
+//!   misses, the `node.cluster.x-k8s.io/uninitialized` taint and what upstream's controller
+//!   makes of it ([`ClusterNodeReport`]); [`match_node_objects`] for one pool ([`NodeReport`]).
+//!   A Node no given pool lists is no pool's error.
 //!
 //! ```
 //! use capi_contract::provider_ids::{ProblemKind, check_list};
@@ -33,9 +34,9 @@ use capi_diagnostics::excerpt::Excerpt;
 mod nodes;
 
 pub use nodes::{
-    Difference, ListedMoreThanOnce, Matched, NearMiss, NodeId, NodeReport, NodesError,
-    SharedByNodes, UNINITIALIZED_TAINT, Uninitialized, UpstreamView, match_node_objects,
-    nodes_from_value,
+    ClusterNodeReport, Difference, ListedMoreThanOnce, Lookalike, Matched, NearMiss, NodeId,
+    NodeReport, NodesError, SharedByNodes, UNINITIALIZED_TAINT, Uninitialized, UpstreamView,
+    match_node_objects, match_pools, nodes_from_value,
 };
 
 /// Longest provider ID the contract allows (`+kubebuilder:validation:items:MaxLength=512`).

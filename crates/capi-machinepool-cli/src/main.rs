@@ -14,8 +14,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 const EXIT_CODES: &str = "\
 Exit status:
   0  success (check: no MUST rule violated; validate: every MachinePool is valid)
-  1  check: a MUST rule is violated (with --nodes: a provider ID without exactly one Node, a
-     Node not listed, or a Node keeping the uninitialized taint); validate: a MachinePool is
+  1  check: a MUST rule is violated (with --nodes: a listed provider ID without exactly one
+     Node, or listed twice; Nodes no given pool lists are no error); validate: a MachinePool is
      invalid or breaks the version skew policy
   2  an input cannot be read, or the command line is wrong
 A closed standard output (e.g. `| head`) ends a command quietly.";

@@ -41,13 +41,15 @@ fn kubectl_nodes_against_the_pool() {
             "  matched: 2 (2 Ready)",
             "  ERROR provider ID without Node: aws:///us-east-1a/i-0a1b2c3d4e5f60002",
             "    hint: Node ip-10-0-1-12.ec2.internal has aws://us-east-1a/i-0a1b2c3d4e5f60002 (differs only in slashes after the scheme)",
-            "  ERROR Node ip-10-0-1-12.ec2.internal is not in the list: aws://us-east-1a/i-0a1b2c3d4e5f60002",
-            "  ERROR Node ip-10-0-3-14.ec2.internal is not in the list: aws:///us-east-1c/i-0a1b2c3d4e5f60009",
             "  ERROR aws:///us-east-1b/i-0a1b2c3d4e5f60003 is listed 2 times: upstream references Node ip-10-0-2-13.ec2.internal 2 times and counts it 2 times in the ready/available replicas",
-            "  ERROR Node ip-10-0-1-12.ec2.internal still has the node.cluster.x-k8s.io/uninitialized taint: it matches no listed ID, so the MachinePool controller never removes the taint",
-            "  ERROR Node ip-10-0-3-15.ec2.internal still has the node.cluster.x-k8s.io/uninitialized taint: it has no spec.providerID, so the MachinePool controller cannot match it or remove the taint",
-            "  WARN  Node ip-10-0-3-15.ec2.internal has no spec.providerID: upstream skips it until the cloud controller manager sets one",
             "  upstream: 3 Node references to 2 distinct Nodes, 3 ready replicas (status.replicas 4)",
+            // Issue 29: Nodes no given pool lists are not an error (getNodeReferences,
+            // machinepool_controller_noderef.go line 200 at ae7ff047, only looks up listed IDs);
+            // one summary, the lookalike (same us-east-1a prefix) named.
+            "2 Nodes are in no given pool's providerIDList (control-plane Nodes, pools not given): not an error, upstream only looks up listed IDs",
+            "  INFO  1 of them look like a given pool's (same provider ID prefix): not listed yet, or a pool not given",
+            "    Node ip-10-0-1-12.ec2.internal aws://us-east-1a/i-0a1b2c3d4e5f60002 (like default/worker-mp-0), still tainted node.cluster.x-k8s.io/uninitialized: no listed ID, so nothing removes it",
+            "  WARN  Node ip-10-0-3-15.ec2.internal has no spec.providerID: upstream skips it until the cloud controller manager sets one",
         ]
     );
 }
@@ -139,9 +141,7 @@ fn clean_pool_passes() {
     );
     let out = check_nodes(&pool, &nodes);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    assert!(
-        stdout(&out).ends_with("  OK every provider ID has one Node and every Node is listed\n")
-    );
+    assert!(stdout(&out).ends_with("  OK every provider ID has one Node\n"));
 }
 
 #[test]

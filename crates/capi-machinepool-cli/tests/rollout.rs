@@ -61,7 +61,7 @@ fn kubelet_newer_than_the_control_plane_fails_naming_both_fields() {
         "{t}"
     );
     assert!(
-        t.contains("error   version skew: kubelet-newer-than-apiserver: kubelet v1.35.0 (MachinePool default/worker-mp-0 spec.template.spec.version) vs kube-apiserver v1.34.0 (KubeadmControlPlane default/controlplane spec.version)"),
+        t.contains("error   version skew: kubelet-newer-than-apiserver: kubelet v1.35.0 (MachinePool default/worker-mp-0 spec.template.spec.version) vs kube-apiserver v1.34.0 (KubeadmControlPlane default/controlplane spec.version, desired: the control plane reports no running version)"),
         "{t}"
     );
 }
@@ -145,14 +145,16 @@ fn lines_with(out: &Output, needle: &str) -> Vec<String> {
 #[test]
 fn a_control_plane_mid_upgrade_narrows_the_window() {
     // Policy: "kube-apiserver instances are at 1.xx and 1.(xx-1); kubelet is supported at
-    // 1.(xx-1), 1.(xx-2), and 1.(xx-3)". KubeadmControlPlane spec.version v1.35.0,
-    // status.version v1.34.0; the pool at v1.31.0 is 1.(xx-4).
+    // 1.(xx-1), 1.(xx-2), and 1.(xx-3)". KubeadmControlPlane status.versions v1.34.0 and
+    // v1.35.0 (both run; the contract's "preferred source of truth",
+    // docs/book/src/developer/providers/contracts/control-plane.md line 413 at ae7ff047); the
+    // pool at v1.31.0 is 1.(xx-4).
     let out = run(&["validate", "-f", &example("upgrade-in-progress.yaml")]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(
         lines_with(&out, "kubelet-too-old"),
         [
-            "  error   version skew: kubelet-too-old: kubelet v1.31.0 (MachinePool default/worker-mp-0 spec.template.spec.version) vs kube-apiserver v1.35.0 (KubeadmControlPlane default/controlplane spec.version): kubelet 1.31 is 4 minor versions older than kube-apiserver 1.35 (the newest kube-apiserver); a 1.25+ kubelet may be at most 3 older"
+            "  error   version skew: kubelet-too-old: kubelet v1.31.0 (MachinePool default/worker-mp-0 spec.template.spec.version) vs kube-apiserver v1.35.0 (KubeadmControlPlane default/controlplane status.versions[1].version): kubelet 1.31 is 4 minor versions older than kube-apiserver 1.35 (the newest kube-apiserver); a 1.25+ kubelet may be at most 3 older"
         ]
     );
     // 1.(xx-3) passes (at the edge), 1.xx is newer than the apiserver still at 1.(xx-1).
@@ -176,12 +178,13 @@ fn a_control_plane_mid_upgrade_narrows_the_window() {
 
 #[test]
 fn any_control_plane_kind_named_by_the_cluster_is_read() {
-    // Control-plane contract: every control plane has spec.version and status.version; the
-    // Cluster's spec.controlPlaneRef names it (here an RKE2ControlPlane).
+    // The Cluster's spec.controlPlaneRef names the control plane (here an RKE2ControlPlane);
+    // what runs is its status.version (the contract's fallback when status.versions is absent,
+    // control-plane.md line 433 at ae7ff047).
     let out = run(&["validate", "-f", &example("rke2.yaml")]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(
-        text(&out).contains("kubelet-newer-than-apiserver: kubelet v1.35.0 (MachinePool default/worker-mp-0 spec.template.spec.version) vs kube-apiserver v1.34.0+rke2r1 (RKE2ControlPlane default/rke2-controlplane spec.version)"),
+        text(&out).contains("kubelet-newer-than-apiserver: kubelet v1.35.0 (MachinePool default/worker-mp-0 spec.template.spec.version) vs kube-apiserver v1.34.0+rke2r1 (RKE2ControlPlane default/rke2-controlplane status.version)"),
         "{}",
         text(&out)
     );

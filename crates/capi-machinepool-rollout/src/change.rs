@@ -28,6 +28,21 @@ const REFERENCED_GROUPS: [&str; 2] = [
     "infrastructure.cluster.x-k8s.io",
 ];
 
+/// The `spec` of a referenced object as compared: a `KubeadmConfig` at v1beta2 content
+/// ([`crate::kubeadm_config::spec_at_v1beta2`]: the stored object comes back at v1beta2, the
+/// manifest may be v1beta1), other kinds as written.
+fn comparable_spec(group: &str, doc: &Value) -> Value {
+    let spec = doc.get("spec").cloned().unwrap_or(Value::Null);
+    if group == REFERENCED_GROUPS[0] && str_at(doc, "/kind") == Some("KubeadmConfig") {
+        crate::kubeadm_config::spec_at_v1beta2(
+            str_at(doc, "/apiVersion").unwrap_or_default(),
+            &spec,
+        )
+    } else {
+        spec
+    }
+}
+
 /// The `spec` of each bootstrap config and infrastructure object of a stream, to tell an
 /// in-place edit from no change.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -50,7 +65,7 @@ impl ReferencedObjects {
                 string_at(doc, "/metadata/namespace"),
                 string_at(doc, "/metadata/name"),
             ),
-            doc.get("spec").cloned().unwrap_or(Value::Null),
+            comparable_spec(group, doc),
         );
         true
     }

@@ -5,10 +5,20 @@
 //! Cluster's `spec.controlPlaneRef` names its control plane by group, kind and name (v1beta2
 //! `apiGroup`; v1beta1 `apiVersion`): whatever kind that is (KubeadmControlPlane,
 //! RKE2ControlPlane, TalosControlPlane, KamajiControlPlane, K0smotronControlPlane,
-//! AWSManagedControlPlane, ...), the Cluster API control-plane contract gives it
-//! `spec.version` (desired) and `status.version` (running), and both are read as kube-apiserver
-//! versions that may run at once (`docs/book/src/developer/providers/contracts/control-plane.md`
-//! upstream).
+//! AWSManagedControlPlane, ...), its versions are read as the Cluster API control-plane
+//! contract writes them (`docs/book/src/developer/providers/contracts/control-plane.md` at
+//! ae7ff047, "ControlPlane: version"):
+//!
+//! * `status.versions` "is the preferred source of truth for surfacing control plane versions"
+//!   (entries ordered older to newer): every listed version runs;
+//! * `status.version` "can be used as an alternative or as a fallback mechanism" (deprecated):
+//!   read when `status.versions` is absent;
+//! * `spec.version` is required only of providers "which allow control of the version": it is
+//!   the *desired* version, not one that runs ([`ControlPlaneVersionSet::desired`]). A control
+//!   plane reporting no running version is judged against it, labelled as desired.
+//!
+//! Not every control plane has every field: a managed control plane may report only
+//! `status.versions`, or set no `spec.version`.
 //!
 //! `Cluster.spec.topology.version` is the version the topology controller *wants*, not one
 //! that runs: it is used only when the Cluster's control plane object is not in the input,
@@ -62,14 +72,84 @@ struct ClusterInfo {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Candidate {
     cluster_label: Option<String>,
-    versions: Vec<VersionAt>,
+    versions: ControlPlaneVersionSet,
+}
+
+/// The kube-apiserver versions of a control plane, as the contract publishes them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ControlPlaneVersionSet {
+    /// Versions that run: every `status.versions[].version`, else `status.version`.
+    pub running: Vec<VersionAt>,
+    /// `spec.version`: where the control plane is going, not necessarily what runs.
+    pub desired: Option<VersionAt>,
+}
+
+impl ControlPlaneVersionSet {
+    /// Reads `status.versions`, `status.version` and `spec.version` of a control plane object
+    /// of kind `kind`, labelled with where each was read. Empty strings are unset.
+    ///
+    /// ```
+    /// use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
+    /// let set = ControlPlaneVersionSet::from_value("KubeadmControlPlane", &serde_json::json!({
+    ///     "metadata": {"name": "cp", "namespace": "ns"},
+    ///     "spec": {"version": "v1.35.0"},
+    ///     "status": {"version": "v1.34.2", "versions": [
+    ///         {"version": "v1.34.2", "replicas": 1}, {"version": "v1.35.0", "replicas": 2}]}}));
+    /// let running: Vec<&str> = set.running.iter().map(|v| v.at.as_str()).collect();
+    /// assert_eq!(running, ["KubeadmControlPlane ns/cp status.versions[0].version",
+    ///                      "KubeadmControlPlane ns/cp status.versions[1].version"]);
+    /// assert_eq!(set.desired.unwrap().at, "KubeadmControlPlane ns/cp spec.version");
+    /// ```
+    #[must_use]
+    pub fn from_value(kind: &str, doc: &Value) -> Self {
+        let ns = str_at(doc, "/metadata/namespace").unwrap_or_default();
+        let name = str_at(doc, "/metadata/name").unwrap_or_default();
+        let at = |field: &str| label(kind, (ns, name), field);
+        let mut running: Vec<VersionAt> = doc
+            .pointer("/status/versions")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                let v = str_at(v, "/version").filter(|v| !v.is_empty())?;
+                Some(VersionAt::new(
+                    v,
+                    at(&format!("status.versions[{i}].version")),
+                ))
+            })
+            .collect();
+        if running.is_empty()
+            && let Some(v) = str_at(doc, "/status/version").filter(|v| !v.is_empty())
+        {
+            running.push(VersionAt::new(v, at("status.version")));
+        }
+        let desired = str_at(doc, "/spec/version")
+            .filter(|v| !v.is_empty())
+            .map(|v| VersionAt::new(v, at("spec.version")));
+        Self { running, desired }
+    }
+
+    /// True when no version is known.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.running.is_empty() && self.desired.is_none()
+    }
+
+    fn merge(&mut self, other: &Self) {
+        self.running.extend(other.running.iter().cloned());
+        if self.desired.is_none() {
+            self.desired.clone_from(&other.desired);
+        }
+    }
 }
 
 /// Where a pool's kube-apiserver versions come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ControlPlaneVersions {
-    /// Read from a control plane object (`spec.version`, `status.version`).
-    Found(Vec<VersionAt>),
+    /// Read from a control plane object (`status.versions`, `status.version`, `spec.version`).
+    Found(ControlPlaneVersionSet),
     /// Only the desired version of a topology Cluster is known (its control plane object is
     /// not in the input).
     Desired(VersionAt),
@@ -89,31 +169,30 @@ fn label(kind: &str, (ns, name): (&str, &str), field: &str) -> String {
     format!("{} {field}", object_label(kind, ns, name))
 }
 
-/// The versions a control plane object publishes under the contract (`spec.version`,
-/// `status.version`), labelled with where they were read.
+/// The versions a typed control plane view publishes under the contract: `status.version`
+/// (running; the view does not carry `status.versions`, read the object with
+/// [`ControlPlaneVersionSet::from_value`] for those) and `spec.version` (desired).
 #[must_use]
-pub fn control_plane_versions(kind: &str, control_plane: &KubeadmControlPlane) -> Vec<VersionAt> {
+pub fn control_plane_versions(
+    kind: &str,
+    control_plane: &KubeadmControlPlane,
+) -> ControlPlaneVersionSet {
     let meta = &control_plane.metadata;
     let at = (
         meta.namespace.as_deref().unwrap_or_default(),
         meta.name.as_deref().unwrap_or_default(),
     );
-    let mut out = Vec::new();
-    if !control_plane.spec.version.is_empty() {
-        out.push(VersionAt::new(
-            &control_plane.spec.version,
-            label(kind, at, "spec.version"),
-        ));
-    }
-    if let Some(v) = control_plane
+    let running = control_plane
         .status
         .version
         .as_deref()
         .filter(|v| !v.is_empty())
-    {
-        out.push(VersionAt::new(v, label(kind, at, "status.version")));
-    }
-    out
+        .map(|v| VersionAt::new(v, label(kind, at, "status.version")))
+        .into_iter()
+        .collect();
+    let desired = (!control_plane.spec.version.is_empty())
+        .then(|| VersionAt::new(&control_plane.spec.version, label(kind, at, "spec.version")));
+    ControlPlaneVersionSet { running, desired }
 }
 
 impl ControlPlanes {
@@ -123,8 +202,8 @@ impl ControlPlanes {
         Self::default()
     }
 
-    /// Reads a document: a `cluster.x-k8s.io` Cluster, or any object with a `spec.version` or
-    /// `status.version` string (a control plane when a Cluster names it, or when it is in the
+    /// Reads a document: a `cluster.x-k8s.io` Cluster, or any object with a `spec.version`,
+    /// `status.version` or `status.versions` (a control plane when a Cluster names it, or when it is in the
     /// `controlplane.cluster.x-k8s.io` group). Returns whether the document is a Cluster or
     /// a control plane of that group.
     pub fn add(&mut self, doc: &Value) -> bool {
@@ -140,16 +219,7 @@ impl ControlPlanes {
         }
         let ns = str_at(doc, "/metadata/namespace").unwrap_or_default();
         let name = str_at(doc, "/metadata/name").unwrap_or_default();
-        let versions: Vec<VersionAt> = ["spec", "status"]
-            .into_iter()
-            .filter_map(|part| {
-                let v = str_at(doc, &format!("/{part}/version")).filter(|v| !v.is_empty())?;
-                Some(VersionAt::new(
-                    v,
-                    label(kind, (ns, name), &format!("{part}.version")),
-                ))
-            })
-            .collect();
+        let versions = ControlPlaneVersionSet::from_value(kind, doc);
         // A control plane without versions is kept (to say so); other objects without versions
         // are no control plane.
         if versions.is_empty() && group != CONTROL_PLANE_GROUP {
@@ -224,11 +294,13 @@ impl ControlPlanes {
         {
             return self.for_known_cluster(namespace, cluster_at, cluster);
         }
-        let labelled: Vec<VersionAt> = self
+        let mut labelled = ControlPlaneVersionSet::default();
+        for (_, c) in self
             .group_control_planes()
             .filter(|(k, c)| k.2 == namespace && c.cluster_label.as_deref() == Some(cluster_name))
-            .flat_map(|(_, c)| c.versions.iter().cloned())
-            .collect();
+        {
+            labelled.merge(&c.versions);
+        }
         if !labelled.is_empty() {
             return ControlPlaneVersions::Found(labelled);
         }
@@ -245,7 +317,7 @@ impl ControlPlanes {
     fn versions_of(cp: &Candidate, name: &str) -> ControlPlaneVersions {
         if cp.versions.is_empty() {
             ControlPlaneVersions::Unknown(format!(
-                "the control plane {name} has neither spec.version nor status.version"
+                "the control plane {name} reports no version (status.versions, status.version, spec.version)"
             ))
         } else {
             ControlPlaneVersions::Found(cp.versions.clone())
@@ -287,8 +359,13 @@ mod tests {
     fn versions(found: ControlPlaneVersions) -> Vec<String> {
         match found {
             ControlPlaneVersions::Found(v) => v
+                .running
                 .into_iter()
                 .map(|v| format!("{} @ {}", v.version, v.at))
+                .chain(
+                    v.desired
+                        .map(|v| format!("desired {} @ {}", v.version, v.at)),
+                )
                 .collect(),
             other => panic!("{other:?}"),
         }
@@ -304,7 +381,7 @@ mod tests {
             "metadata": {"name": "cp", "namespace": "ns"}, "spec": {"version": "v1.34.0+rke2r1"}}));
         assert_eq!(
             versions(cps.for_cluster("ns", "c1")),
-            ["v1.34.0+rke2r1 @ RKE2ControlPlane ns/cp spec.version"]
+            ["desired v1.34.0+rke2r1 @ RKE2ControlPlane ns/cp spec.version"]
         );
     }
 
@@ -323,8 +400,8 @@ mod tests {
         assert_eq!(
             versions(cps.for_cluster("ns", "c1")),
             [
-                "v1.35.0 @ KubeadmControlPlane ns/cp spec.version",
-                "v1.34.2 @ KubeadmControlPlane ns/cp status.version"
+                "v1.34.2 @ KubeadmControlPlane ns/cp status.version",
+                "desired v1.35.0 @ KubeadmControlPlane ns/cp spec.version"
             ]
         );
     }
@@ -357,7 +434,7 @@ mod tests {
             "spec": {"version": "v1.33.1"}}));
         assert_eq!(
             versions(cps.for_cluster("ns", "c1")),
-            ["v1.33.1 @ KamajiControlPlane ns/k spec.version"]
+            ["desired v1.33.1 @ KamajiControlPlane ns/k spec.version"]
         );
         assert_eq!(
             versions(cps.for_cluster("ns", "other")).len(),
@@ -369,7 +446,7 @@ mod tests {
             "metadata": {"name": "cp", "namespace": "ns"}, "spec": {"replicas": 1}})));
         assert_eq!(
             empty.for_cluster("ns", "c1"),
-            ControlPlaneVersions::Unknown("the control plane KubeadmControlPlane cp has neither spec.version nor status.version".into())
+            ControlPlaneVersions::Unknown("the control plane KubeadmControlPlane cp reports no version (status.versions, status.version, spec.version)".into())
         );
         // A Machine has spec.version too, but is no control plane unless a Cluster names it.
         let mut machines = ControlPlanes::new();

@@ -7,7 +7,8 @@
 //! * [`control_plane`]: which kube-apiserver versions a pool must respect, read from any
 //!   control plane kind its Cluster's `spec.controlPlaneRef` names.
 //! * [`change`]: what an update of a pool will do to its instances (version rollouts,
-//!   renamed bootstrap configs, in-place edits that never roll out).
+//!   renamed bootstrap configs, in-place edits that never roll out); bootstrap configs are
+//!   compared at one API version ([`kubeadm_config`]).
 //! * [`Validation`]: a manifest stream validated as the API server would, plus the two
 //!   above, as one [`ValidationReport`] per stream; `capi-machinepool validate` prints it.
 //!
@@ -25,6 +26,7 @@
 pub mod change;
 pub mod control_plane;
 mod document;
+pub mod kubeadm_config;
 mod pool;
 pub mod skew;
 #[cfg(feature = "validation")]

@@ -34,10 +34,12 @@ pub fn kubelet_versions(pool: &v1beta2::MachinePool) -> Vec<VersionAt> {
     out
 }
 
-/// The skew verdicts for a pool: against its Cluster's control plane when the input has it,
-/// else against `fallback` (a version the caller knows, e.g. from the command line), else one
-/// [`skew::SkewRule::NotChecked`] finding that says what is missing. Silence always means
-/// "checked and within the policy".
+/// The skew verdicts for a pool: against its Cluster's control plane when the input has it
+/// (the running versions; the desired one only as a note, [`skew::check_running`]), else
+/// against `fallback` (a version the caller knows, e.g. from the command line), else one
+/// [`skew::SkewRule::NotChecked`] finding that says what is missing. A pool without a version
+/// (no `spec.template.spec.version`, no `status.versions`) gets a
+/// [`skew::SkewRule::NotChecked`] note. Silence always means "checked and within the policy".
 #[must_use]
 pub fn pool_skew(
     pool: &v1beta2::MachinePool,
@@ -46,11 +48,32 @@ pub fn pool_skew(
 ) -> Vec<SkewFinding> {
     let namespace = pool.metadata.namespace.as_deref().unwrap_or_default();
     let kubelets = kubelet_versions(pool);
+    if kubelets.iter().all(|v| v.version.is_empty()) {
+        let mut note = skew::not_checked(
+            "skew not checked: the pool has no version (spec.template.spec.version, status.versions)",
+        );
+        note.severity = None;
+        return vec![note];
+    }
     match (
         control_planes.for_cluster(namespace, &pool.spec.cluster_name),
         fallback,
     ) {
-        (ControlPlaneVersions::Found(versions), _) => skew::check(&versions, &kubelets),
+        (ControlPlaneVersions::Found(set), _) if !set.running.is_empty() => {
+            skew::check_running(&set.running, set.desired.as_ref(), &kubelets)
+        }
+        (ControlPlaneVersions::Found(set), None) => {
+            let desired = set.desired.map(|d| {
+                VersionAt::new(
+                    d.version,
+                    format!(
+                        "{}, desired: the control plane reports no running version",
+                        d.at
+                    ),
+                )
+            });
+            skew::check(desired.as_slice(), &kubelets)
+        }
         (_, Some(known)) => skew::check(std::slice::from_ref(known), &kubelets),
         (ControlPlaneVersions::Desired(desired), None) => {
             let desired = VersionAt::new(

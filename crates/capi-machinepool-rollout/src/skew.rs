@@ -34,7 +34,7 @@
 //! let pool = [VersionAt::new("v1.31.0", "MachinePool default/mp spec.template.spec.version")];
 //! let findings = check(&cp, &pool);
 //! assert_eq!(findings[0].rule, SkewRule::KubeletTooOld);
-//! assert_eq!(findings[0].severity, Severity::Error);
+//! assert_eq!(findings[0].severity, Some(Severity::Error));
 //! ```
 
 use std::fmt;
@@ -174,8 +174,15 @@ pub enum SkewRule {
     InvalidKubeletVersion,
     /// A control plane version does not parse.
     InvalidControlPlaneVersion,
-    /// No control plane version is known, so nothing was checked.
+    /// Nothing was checked: no control plane version is known (a warning), or the pool has no
+    /// version (a note).
     NotChecked,
+    /// The control plane's desired version (`spec.version`) is ahead of every running one: an
+    /// upgrade in progress (a note; the kubelet is judged against the running versions).
+    ControlPlaneUpgrading,
+    /// The kubelet fits every running kube-apiserver, but not the control plane's desired
+    /// version: upgrade the pool before (or while) the control plane reaches it (a note).
+    DesiredNarrowsWindow,
 }
 
 impl SkewRule {
@@ -191,6 +198,8 @@ impl SkewRule {
             Self::InvalidKubeletVersion => "invalid-kubelet-version",
             Self::InvalidControlPlaneVersion => "invalid-control-plane-version",
             Self::NotChecked => "not-checked",
+            Self::ControlPlaneUpgrading => "control-plane-upgrading",
+            Self::DesiredNarrowsWindow => "desired-narrows-window",
         }
     }
 }
@@ -206,8 +215,8 @@ impl fmt::Display for SkewRule {
 pub struct SkewFinding {
     /// The rule.
     pub rule: SkewRule,
-    /// How bad it is.
-    pub severity: Severity,
+    /// How bad it is; `None` for a note (a hint, or a check that did not apply).
+    pub severity: Option<Severity>,
     /// The kubelet version judged, when the finding is about a kubelet.
     pub kubelet: Option<VersionAt>,
     /// The kube-apiserver version(s) it was judged against, or the control plane versions the
@@ -269,7 +278,7 @@ impl ApiServers {
                 }
                 Err(e) => findings.push(SkewFinding {
                     rule: SkewRule::InvalidControlPlaneVersion,
-                    severity: Severity::Error,
+                    severity: Some(Severity::Error),
                     kubelet: None,
                     api_servers: vec![at.clone()],
                     message: format!(
@@ -301,7 +310,7 @@ impl ApiServers {
         let apart = old.major != new.major || new.minor - old.minor > MAX_API_SERVER_MINOR_SPREAD;
         apart.then(|| SkewFinding {
             rule: SkewRule::ApiServersTooFarApart,
-            severity: Severity::Error,
+            severity: Some(Severity::Error),
             kubelet: None,
             api_servers: vec![self.newest.1.clone(), self.oldest.1.clone()],
             message: format!(
@@ -412,7 +421,7 @@ pub fn check(control_plane: &[VersionAt], kubelets: &[VersionAt]) -> Vec<SkewFin
                 if let Some((rule, severity, against, message)) = window.verdict(v) {
                     findings.push(SkewFinding {
                         rule,
-                        severity,
+                        severity: Some(severity),
                         kubelet: Some(kubelet.clone()),
                         api_servers: vec![against.clone()],
                         message,
@@ -421,7 +430,7 @@ pub fn check(control_plane: &[VersionAt], kubelets: &[VersionAt]) -> Vec<SkewFin
             }
             Err(e) => findings.push(SkewFinding {
                 rule: SkewRule::InvalidKubeletVersion,
-                severity: Severity::Error,
+                severity: Some(Severity::Error),
                 kubelet: Some(kubelet.clone()),
                 api_servers: Vec::new(),
                 message: format!("not a semantic version ({e}): the version skew cannot be judged"),
@@ -431,12 +440,114 @@ pub fn check(control_plane: &[VersionAt], kubelets: &[VersionAt]) -> Vec<SkewFin
     findings
 }
 
-/// The finding that says a pool's skew was not checked, and why.
+/// Checks every kubelet version against the kube-apiserver versions that run (`running`:
+/// every `status.versions[]` entry, or `status.version`), then says what the control plane's
+/// desired version (`spec.version`, `desired`) means for the pool: when it is ahead of every
+/// running version an upgrade is in progress ([`SkewRule::ControlPlaneUpgrading`], a note),
+/// and a kubelet too old (or at the edge) for it gets a [`SkewRule::DesiredNarrowsWindow`]
+/// note. The desired version never makes an error: it does not run yet. With no running
+/// version, this is [`check`] against `desired` (the caller labels it as desired).
+///
+/// ```
+/// use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check_running};
+/// // CAPA's EKS upgrade steps one minor at a time: spec.version v1.33 while 1.31 still runs.
+/// let running = [VersionAt::new("1.31", "AWSManagedControlPlane ns/eks status.version")];
+/// let desired = VersionAt::new("v1.33", "AWSManagedControlPlane ns/eks spec.version");
+/// let pool = [VersionAt::new("v1.31.2", "MachinePool ns/mp spec.template.spec.version")];
+/// let found = check_running(&running, Some(&desired), &pool);
+/// assert!(found.iter().all(|f| f.severity.is_none()), "{found:?}");
+/// assert_eq!(found[0].rule, SkewRule::ControlPlaneUpgrading);
+/// ```
+#[must_use]
+pub fn check_running(
+    running: &[VersionAt],
+    desired: Option<&VersionAt>,
+    kubelets: &[VersionAt],
+) -> Vec<SkewFinding> {
+    let (window, _) = ApiServers::from_versions(running);
+    let Some(window) = window else {
+        return check(
+            desired.map(std::slice::from_ref).unwrap_or_default(),
+            kubelets,
+        );
+    };
+    let mut findings = check(running, kubelets);
+    let Some(desired) = desired else {
+        return findings;
+    };
+    let (target, desired_findings) = ApiServers::from_versions(std::slice::from_ref(desired));
+    findings.extend(desired_findings);
+    let Some(target) = target else {
+        return findings;
+    };
+    let (to, _) = target.newest();
+    let (newest, newest_at) = window.newest();
+    if to <= newest {
+        return findings;
+    }
+    findings.push(SkewFinding {
+        rule: SkewRule::ControlPlaneUpgrading,
+        severity: None,
+        kubelet: None,
+        api_servers: vec![desired.clone(), newest_at.clone()],
+        message: format!(
+            "the control plane is moving to {to} (desired) while {newest} runs: kubelets are judged against the running versions"
+        ),
+    });
+    for kubelet in kubelets.iter().filter(|v| !v.version.is_empty()) {
+        let Ok(v) = MinorVersion::kubelet(&kubelet.version) else {
+            continue;
+        };
+        // Only a kubelet that fits every running version gets the hint.
+        if window
+            .verdict(v)
+            .is_some_and(|(_, s, _, _)| s == Severity::Error)
+        {
+            continue;
+        }
+        if let Some((rule, _, _, message)) = target.verdict(v)
+            && matches!(
+                rule,
+                SkewRule::KubeletTooOld | SkewRule::AtTheEdgeOfTheWindow
+            )
+        {
+            findings.push(SkewFinding {
+                rule: SkewRule::DesiredNarrowsWindow,
+                severity: None,
+                kubelet: Some(kubelet.clone()),
+                api_servers: vec![desired.clone()],
+                message: format!(
+                    "once the control plane reaches its desired version: {message}; {}",
+                    upgrade_range(window.oldest().0, to)
+                ),
+            });
+        }
+    }
+    findings
+}
+
+/// Which versions an upgrade of the pool may pick so that its kubelets fit both the oldest
+/// running kube-apiserver and the desired one (a 1.25+ kubelet: up to three minors older).
+fn upgrade_range(oldest_running: MinorVersion, desired: MinorVersion) -> String {
+    let lowest = desired.minor.saturating_sub(MAX_KUBELET_MINORS_BEHIND);
+    if lowest > oldest_running.minor || desired.major != oldest_running.major {
+        format!(
+            "no kubelet version fits both {oldest_running} (oldest running) and {desired} (desired)"
+        )
+    } else {
+        format!(
+            "an upgrade of the pool to {}.{lowest} .. {oldest_running} fits both the running and the desired kube-apiserver",
+            desired.major
+        )
+    }
+}
+
+/// The finding that says a pool's skew was not checked, and why (a warning).
 #[must_use]
 pub fn not_checked(why: impl fmt::Display) -> SkewFinding {
     SkewFinding {
         rule: SkewRule::NotChecked,
-        severity: Severity::Warning,
+        severity: Some(Severity::Warning),
         kubelet: None,
         api_servers: Vec::new(),
         message: why.to_string(),
@@ -451,7 +562,7 @@ mod tests {
         let cp: Vec<VersionAt> = cp.iter().map(|v| VersionAt::new(*v, "cp")).collect();
         check(&cp, &[VersionAt::new(kubelet, "mp")])
             .iter()
-            .map(|f| (f.rule, f.severity))
+            .filter_map(|f| Some((f.rule, f.severity?)))
             .collect()
     }
 

@@ -56,7 +56,7 @@ impl PoolFinding {
     pub fn severity(&self) -> Option<Severity> {
         match self {
             Self::Admission(f) => Some(f.severity),
-            Self::Skew(f) => Some(f.severity),
+            Self::Skew(f) => f.severity,
             Self::Change(c) => c.severity,
         }
     }

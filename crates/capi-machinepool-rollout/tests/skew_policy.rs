@@ -15,7 +15,7 @@ fn verdict(api_servers: &[&str], kubelet: &str) -> Vec<(SkewRule, Severity)> {
         .collect();
     check(&cp, &[VersionAt::new(kubelet, "kubelet")])
         .into_iter()
-        .map(|f| (f.rule, f.severity))
+        .filter_map(|f| Some((f.rule, f.severity?)))
         .collect()
 }
 

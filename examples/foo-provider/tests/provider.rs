@@ -217,6 +217,6 @@ fn skew_gate_refuses_a_kubelet_newer_than_the_control_plane() {
     ];
     let found = skew_gate(&pool, &cp, "v1.35.0");
     assert_eq!(found.len(), 1);
-    assert_eq!(found[0].severity, Severity::Error);
+    assert_eq!(found[0].severity, Some(Severity::Error));
     assert!(skew_gate(&pool, &cp, "v1.34.2").is_empty());
 }

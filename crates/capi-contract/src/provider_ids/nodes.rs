@@ -1,17 +1,24 @@
-//! Matching a `providerIDList` with k8s-openapi `Node` objects, and what upstream's MachinePool
+//! Matching `providerIDList`s with k8s-openapi `Node` objects, and what upstream's MachinePool
 //! controller makes of the result (cluster-api#10541, #8258, #8856).
 //!
 //! Upstream (`core/reconcilers/machinepool/`):
 //! * `getNodeRefMap` (`machinepool_controller_phases.go`) lists every Node of the workload
-//!   cluster and keys it by its exact `spec.providerID`, skipping Nodes without one; two Nodes
-//!   sharing an ID leave the one listed last.
+//!   cluster and keys it by its exact `spec.providerID`, skipping Nodes without one; of two
+//!   Nodes sharing an ID one is kept, which one depends on the order of a cached list that
+//!   upstream does not fix.
 //! * `getNodeReferences` (`machinepool_controller_noderef.go`) walks the `providerIDList`: for
 //!   each non-empty entry with a Node it appends a Node reference and counts the Node in the
-//!   deprecated ready (and available) replicas, once per occurrence of the entry.
+//!   deprecated ready (and available) replicas, once per occurrence of the entry. It only
+//!   looks up the listed IDs: a Node no pool lists (a control-plane Node, another pool's Node)
+//!   is nobody's error.
 //! * `patchNodes` drops the `node.cluster.x-k8s.io/uninitialized` taint only from the Nodes it
 //!   referenced: a Node that never matches keeps it, and the pool never gets ready (#10541).
+//!
+//! [`match_pools`] matches every pool of a cluster against one Node list at once (the keys it
+//! compares are built once, so 10k IDs against 10k Nodes take milliseconds);
+//! [`match_node_objects`] is the one-pool case.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::api::core::v1::Node;
 use serde::Serialize;
@@ -19,6 +26,13 @@ use serde::Serialize;
 /// The taint the kubeadm bootstrap provider puts on new Nodes and the MachinePool controller
 /// drops once the Node is matched (`NodeUninitializedTaint`, `api/core/v1beta2/common_types.go`).
 pub const UNINITIALIZED_TAINT: &str = "node.cluster.x-k8s.io/uninitialized";
+
+/// Labels that mark a control-plane Node (kubeadm sets the first; the second is the pre-1.24
+/// name). Cluster API MachinePools hold workers, so such a Node never looks like a pool's.
+const CONTROL_PLANE_LABELS: [&str; 2] = [
+    "node-role.kubernetes.io/control-plane",
+    "node-role.kubernetes.io/master",
+];
 
 /// A Node, by name and provider ID.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -38,7 +52,7 @@ pub struct Matched {
     /// The listed ID.
     #[serde(rename = "providerID")]
     pub provider_id: String,
-    /// The Node upstream references (the last one listed when several share the ID).
+    /// The Node upstream references (one of them when several share the ID).
     pub node: String,
     /// The Node's `Ready` condition is True (upstream's `noderefutil.IsNodeReady`).
     pub ready: bool,
@@ -54,11 +68,13 @@ pub enum Difference {
     Case,
     /// The number of slashes after the scheme (`aws:///zone/i-1` vs `aws://zone/i-1`).
     Slashes,
+    /// A trailing slash (`aws:///zone/i-1/` vs `aws:///zone/i-1`).
+    TrailingSlash,
 }
 
-/// A listed ID without a Node, and an unlisted Node ID that differs only in whitespace, case
-/// or slashes after the scheme: probably the same instance, written differently by the
-/// provider and by the cloud controller manager.
+/// A listed ID without a Node, and a Node no given pool lists whose ID differs only in
+/// whitespace, case, slashes after the scheme or a trailing slash: probably the same instance,
+/// written differently by the provider and by the cloud controller manager.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NearMiss {
@@ -83,7 +99,8 @@ pub struct ListedMoreThanOnce {
     pub node: Option<String>,
 }
 
-/// A provider ID several Nodes have.
+/// A listed provider ID several Nodes have: upstream references one of them, which one depends
+/// on the order of its cached Node list.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SharedByNodes {
@@ -92,19 +109,31 @@ pub struct SharedByNodes {
     pub provider_id: String,
     /// The Nodes, in the order given.
     pub nodes: Vec<String>,
-    /// The one upstream keeps (the last).
-    pub kept: String,
 }
 
-/// A Node still carrying [`UNINITIALIZED_TAINT`].
+/// A matched Node still carrying [`UNINITIALIZED_TAINT`]: upstream's `patchNodes` removes it on
+/// its next reconcile, so this is a warning unless something shows the controller is stuck.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Uninitialized {
     /// The Node.
     pub node: NodeId,
-    /// The Node matches a listed ID (upstream should drop the taint on its next reconcile);
-    /// when false, it never will (cluster-api#10541).
-    pub matched: bool,
+}
+
+/// A Node that no given pool lists but that looks like one of them: its provider ID has the
+/// prefix (everything up to the last `/`, compared like a near miss) of a listed ID, and it is
+/// not a control-plane Node. Either an instance the provider has not listed yet, or a Node of
+/// a pool that was not given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lookalike {
+    /// The Node.
+    pub node: NodeId,
+    /// Indexes of the given pools it looks like.
+    pub pools: Vec<usize>,
+    /// It still carries [`UNINITIALIZED_TAINT`] (no pool lists it, so upstream never removes
+    /// it).
+    pub uninitialized: bool,
 }
 
 /// What upstream's controller computes from the list and the Nodes.
@@ -119,7 +148,7 @@ pub struct UpstreamView {
     pub ready_replicas: usize,
 }
 
-/// The outcome of matching a `providerIDList` with Node objects. Every list is sorted.
+/// The outcome of matching one pool's `providerIDList` with Node objects. Every list is sorted.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeReport {
@@ -127,34 +156,55 @@ pub struct NodeReport {
     pub matched: Vec<Matched>,
     /// Listed IDs no Node has (instances not joined yet, gone, or written differently).
     pub ids_without_node: Vec<String>,
-    /// Nodes with a provider ID the list does not have (the autoscaler will not scale them
-    /// down).
-    pub nodes_not_listed: Vec<NodeId>,
     /// Nodes without `spec.providerID` (the cloud controller manager has not set it; upstream
-    /// skips them, cluster-api#9151).
+    /// skips them, cluster-api#9151). The same for every pool of a cluster.
     pub nodes_without_provider_id: Vec<String>,
-    /// Hints pairing [`Self::ids_without_node`] with [`Self::nodes_not_listed`].
+    /// Hints pairing [`Self::ids_without_node`] with Nodes no given pool lists.
     pub near_misses: Vec<NearMiss>,
-    /// Nodes still carrying [`UNINITIALIZED_TAINT`].
+    /// Matched Nodes still carrying [`UNINITIALIZED_TAINT`] (a warning).
     pub uninitialized: Vec<Uninitialized>,
     /// IDs listed more than once.
     pub listed_more_than_once: Vec<ListedMoreThanOnce>,
-    /// IDs more than one Node has.
+    /// Listed IDs more than one Node has.
     pub shared_by_nodes: Vec<SharedByNodes>,
+    /// Nodes no given pool lists that look like this pool's (information, not an error).
+    pub lookalikes: Vec<NodeId>,
     /// Upstream's counters for this list and these Nodes.
     pub upstream: UpstreamView,
 }
 
 impl NodeReport {
-    /// True when every listed ID has exactly one Node, listed once, every Node with a provider
-    /// ID is listed, and no Node carries the uninitialized taint.
+    /// True when every listed ID has exactly one Node and is listed once. Nodes the list does
+    /// not have are no error (upstream's `getNodeReferences` only looks up listed IDs), and a
+    /// matched Node still tainted uninitialized is a warning.
     #[must_use]
     pub fn is_clean(&self) -> bool {
         self.ids_without_node.is_empty()
-            && self.nodes_not_listed.is_empty()
-            && self.uninitialized.is_empty()
             && self.listed_more_than_once.is_empty()
             && self.shared_by_nodes.is_empty()
+    }
+}
+
+/// The outcome of matching every given pool of a cluster with its Nodes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterNodeReport {
+    /// One report per pool, in the order given.
+    pub pools: Vec<NodeReport>,
+    /// Nodes with a provider ID that no given pool lists (control-plane Nodes, Nodes of pools
+    /// not given, instances not listed yet).
+    pub unlisted: usize,
+    /// Those of them that look like a given pool's, sorted (one summary, information only).
+    pub lookalikes: Vec<Lookalike>,
+    /// Nodes without `spec.providerID`.
+    pub nodes_without_provider_id: Vec<String>,
+}
+
+impl ClusterNodeReport {
+    /// True when every pool is clean ([`NodeReport::is_clean`]).
+    #[must_use]
+    pub fn is_clean(&self) -> bool {
+        self.pools.iter().all(NodeReport::is_clean)
     }
 }
 
@@ -187,24 +237,11 @@ fn has_uninitialized_taint(node: &Node) -> bool {
         .is_some_and(|t| t.iter().any(|t| t.key == UNINITIALIZED_TAINT))
 }
 
-/// Upstream's `getNodeRefMap`: Nodes keyed by exact provider ID, the last one winning.
-fn node_map(nodes: &[Node]) -> BTreeMap<&str, &Node> {
-    nodes
-        .iter()
-        .filter(|n| !node_provider_id(n).is_empty())
-        .map(|n| (node_provider_id(n), n))
-        .collect()
-}
-
-/// Upstream's `getNodeReferences`, counted.
-fn upstream_view(list: &[&str], map: &BTreeMap<&str, &Node>) -> UpstreamView {
-    let referenced: Vec<&Node> = list.iter().filter_map(|id| map.get(id).copied()).collect();
-    let distinct: BTreeSet<&str> = referenced.iter().map(|n| node_name(n)).collect();
-    UpstreamView {
-        node_refs: referenced.len(),
-        distinct_nodes: distinct.len(),
-        ready_replicas: referenced.iter().filter(|n| node_ready(n)).count(),
-    }
+fn is_control_plane(node: &Node) -> bool {
+    node.metadata
+        .labels
+        .as_ref()
+        .is_some_and(|l| CONTROL_PLANE_LABELS.iter().any(|k| l.contains_key(*k)))
 }
 
 /// The scheme of an ID and what follows its `:` without the leading slashes.
@@ -222,10 +259,23 @@ fn slashes_after_scheme(id: &str) -> usize {
     })
 }
 
-/// The key near misses share: trimmed, lower case, slashes after the scheme dropped.
+/// The key near misses share: trimmed, lower case, slashes after the scheme and trailing
+/// slashes dropped.
 fn near_miss_key(id: &str) -> String {
     let (scheme, rest) = split_scheme(id.trim());
-    format!("{}:{}", scheme.to_lowercase(), rest.to_lowercase())
+    format!(
+        "{}:{}",
+        scheme.to_lowercase(),
+        rest.trim_end_matches('/').to_lowercase()
+    )
+}
+
+/// The prefix of a [`near_miss_key`]: up to and including its last `/`, or the scheme.
+fn key_prefix(key: &str) -> &str {
+    match key.rfind('/') {
+        Some(i) => &key[..=i],
+        None => key.split_once(':').map_or(key, |(scheme, _)| scheme),
+    }
 }
 
 /// How two IDs with the same [`near_miss_key`] differ.
@@ -237,34 +287,87 @@ fn differences(listed: &str, node: &str) -> Vec<Difference> {
     let (a, b) = (listed.trim(), node.trim());
     let (sa, ra) = split_scheme(a);
     let (sb, rb) = split_scheme(b);
+    let (ra, rb) = (ra.trim_end_matches('/'), rb.trim_end_matches('/'));
     if sa != sb || ra != rb {
         out.push(Difference::Case);
     }
     if slashes_after_scheme(a) != slashes_after_scheme(b) {
         out.push(Difference::Slashes);
     }
-    out
-}
-
-fn near_misses(without_node: &[String], not_listed: &[NodeId]) -> Vec<NearMiss> {
-    let mut out = Vec::new();
-    for listed in without_node {
-        let key = near_miss_key(listed);
-        for node in not_listed
-            .iter()
-            .filter(|n| near_miss_key(&n.provider_id) == key)
-        {
-            out.push(NearMiss {
-                listed: listed.clone(),
-                node: node.clone(),
-                differences: differences(listed, &node.provider_id),
-            });
-        }
+    if a.len() - a.trim_end_matches('/').len() != b.len() - b.trim_end_matches('/').len() {
+        out.push(Difference::TrailingSlash);
     }
     out
 }
 
-fn listed_more_than_once(list: &[&str], map: &BTreeMap<&str, &Node>) -> Vec<ListedMoreThanOnce> {
+fn node_id(node: &Node) -> NodeId {
+    NodeId {
+        name: node_name(node).to_owned(),
+        provider_id: node_provider_id(node).to_owned(),
+    }
+}
+
+/// What is computed once from the Nodes and the union of the lists.
+struct Cluster<'a> {
+    /// Upstream's `getNodeRefMap`: Nodes by exact provider ID (the last given kept).
+    by_id: HashMap<&'a str, &'a Node>,
+    /// Names of the Nodes of every ID more than one Node has, in the order given.
+    shared: HashMap<&'a str, Vec<String>>,
+    /// Nodes with a provider ID that no given pool lists, with their near-miss key.
+    unlisted: Vec<(&'a Node, String)>,
+}
+
+impl<'a> Cluster<'a> {
+    fn new(listed: &BTreeSet<&str>, nodes: &'a [Node]) -> Self {
+        let mut by_id: HashMap<&str, &Node> = HashMap::with_capacity(nodes.len());
+        let mut names: HashMap<&str, Vec<String>> = HashMap::new();
+        for n in nodes.iter().filter(|n| !node_provider_id(n).is_empty()) {
+            let id = node_provider_id(n);
+            by_id.insert(id, n);
+            names.entry(id).or_default().push(node_name(n).to_owned());
+        }
+        names.retain(|_, v| v.len() > 1);
+        let unlisted: Vec<(&Node, String)> = nodes
+            .iter()
+            .filter(|n| {
+                let id = node_provider_id(n);
+                !id.is_empty() && !listed.contains(id)
+            })
+            .map(|n| (n, near_miss_key(node_provider_id(n))))
+            .collect();
+        Cluster {
+            by_id,
+            shared: names,
+            unlisted,
+        }
+    }
+}
+
+/// Indexes the near-miss keys of the unlisted Nodes (a separate step: the index borrows the
+/// keys the cluster owns).
+fn key_index<'k>(unlisted: &'k [(&Node, String)]) -> HashMap<&'k str, Vec<usize>> {
+    let mut out: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, (_, key)) in unlisted.iter().enumerate() {
+        out.entry(key.as_str()).or_default().push(i);
+    }
+    out
+}
+
+/// Upstream's `getNodeReferences`, counted.
+fn upstream_view(list: &[&str], by_id: &HashMap<&str, &Node>) -> UpstreamView {
+    let referenced: Vec<&Node> = list
+        .iter()
+        .filter_map(|id| by_id.get(id).copied())
+        .collect();
+    let distinct: BTreeSet<&str> = referenced.iter().map(|n| node_name(n)).collect();
+    UpstreamView {
+        node_refs: referenced.len(),
+        distinct_nodes: distinct.len(),
+        ready_replicas: referenced.iter().filter(|n| node_ready(n)).count(),
+    }
+}
+
+fn listed_more_than_once(list: &[&str], by_id: &HashMap<&str, &Node>) -> Vec<ListedMoreThanOnce> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for id in list {
         *counts.entry(id).or_insert(0) += 1;
@@ -275,42 +378,167 @@ fn listed_more_than_once(list: &[&str], map: &BTreeMap<&str, &Node>) -> Vec<List
         .map(|(id, occurrences)| ListedMoreThanOnce {
             provider_id: id.to_owned(),
             occurrences,
-            node: map.get(id).map(|n| node_name(n).to_owned()),
+            node: by_id.get(id).map(|n| node_name(n).to_owned()),
         })
         .collect()
 }
 
-fn shared_by_nodes(nodes: &[Node]) -> Vec<SharedByNodes> {
-    let mut by_id: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for n in nodes.iter().filter(|n| !node_provider_id(n).is_empty()) {
-        by_id
-            .entry(node_provider_id(n))
-            .or_default()
-            .push(node_name(n).to_owned());
+/// One pool against the cluster: everything but the lookalikes.
+fn pool_report(
+    list: &[&str],
+    cluster: &Cluster<'_>,
+    by_key: &HashMap<&str, Vec<usize>>,
+    without_provider_id: &[String],
+) -> NodeReport {
+    let listed: BTreeSet<&str> = list.iter().copied().collect();
+    let mut matched = Vec::new();
+    let mut ids_without_node = Vec::new();
+    let mut uninitialized = Vec::new();
+    let mut shared_by_nodes = Vec::new();
+    for id in &listed {
+        match cluster.by_id.get(id) {
+            Some(n) => {
+                matched.push(Matched {
+                    provider_id: (*id).to_owned(),
+                    node: node_name(n).to_owned(),
+                    ready: node_ready(n),
+                });
+                if let Some(names) = cluster.shared.get(id) {
+                    shared_by_nodes.push(SharedByNodes {
+                        provider_id: (*id).to_owned(),
+                        nodes: names.clone(),
+                    });
+                }
+            }
+            None => ids_without_node.push((*id).to_owned()),
+        }
     }
-    by_id
-        .into_iter()
-        .filter_map(|(id, nodes)| {
-            let kept = nodes.last()?.clone();
-            (nodes.len() > 1).then(|| SharedByNodes {
-                provider_id: id.to_owned(),
-                nodes,
-                kept,
-            })
+    for n in cluster
+        .by_id
+        .values()
+        .filter(|n| listed.contains(node_provider_id(n)) && has_uninitialized_taint(n))
+    {
+        uninitialized.push(Uninitialized { node: node_id(n) });
+    }
+    uninitialized.sort_by(|a, b| a.node.cmp(&b.node));
+    let mut near_misses = Vec::new();
+    for listed_id in &ids_without_node {
+        let key = near_miss_key(listed_id);
+        for &i in by_key
+            .get(key.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            let (node, _) = cluster.unlisted[i];
+            near_misses.push(NearMiss {
+                listed: listed_id.clone(),
+                node: node_id(node),
+                differences: differences(listed_id, node_provider_id(node)),
+            });
+        }
+    }
+    NodeReport {
+        matched,
+        ids_without_node,
+        nodes_without_provider_id: without_provider_id.to_vec(),
+        near_misses,
+        uninitialized,
+        listed_more_than_once: listed_more_than_once(list, &cluster.by_id),
+        shared_by_nodes,
+        lookalikes: Vec::new(),
+        upstream: upstream_view(list, &cluster.by_id),
+    }
+}
+
+/// Matches every given pool's `providerIDList` with the Nodes of its cluster (as
+/// `kubectl get nodes -o yaml` or `kube::Api::<Node>` returns them), the way upstream's
+/// MachinePool controller does, and explains the result. Empty list entries are ignored, as
+/// upstream does. A Node no given pool lists is no pool's error; those that look like a given
+/// pool's are summarised once ([`ClusterNodeReport::lookalikes`]) and serve as near-miss
+/// hints.
+///
+/// ```
+/// use capi_contract::provider_ids::match_pools;
+/// use k8s_openapi::api::core::v1::Node;
+/// let node = |name: &str, id: &str| -> Node {
+///     serde_json::from_value(serde_json::json!({
+///         "metadata": {"name": name}, "spec": {"providerID": id}})).unwrap()
+/// };
+/// let nodes = [node("a-0", "gce://p/z/a-0"), node("b-0", "gce://p/z/b-0"), node("cp", "gce://p/z/cp")];
+/// let report = match_pools(&[&["gce://p/z/a-0"][..], &["gce://p/z/b-0"][..]], &nodes);
+/// // Each pool's Nodes are not the other's error.
+/// assert!(report.is_clean());
+/// assert_eq!(report.unlisted, 1);
+/// ```
+#[must_use]
+pub fn match_pools<S: AsRef<str>>(lists: &[&[S]], nodes: &[Node]) -> ClusterNodeReport {
+    let lists: Vec<Vec<&str>> = lists
+        .iter()
+        .map(|l| {
+            l.iter()
+                .map(AsRef::as_ref)
+                .filter(|id| !id.is_empty())
+                .collect()
         })
-        .collect()
-}
-
-fn node_id(node: &Node) -> NodeId {
-    NodeId {
-        name: node_name(node).to_owned(),
-        provider_id: node_provider_id(node).to_owned(),
+        .collect();
+    let all_listed: BTreeSet<&str> = lists.iter().flatten().copied().collect();
+    let cluster = Cluster::new(&all_listed, nodes);
+    let by_key = key_index(&cluster.unlisted);
+    let mut without_provider_id: Vec<String> = nodes
+        .iter()
+        .filter(|n| node_provider_id(n).is_empty())
+        .map(|n| node_name(n).to_owned())
+        .collect();
+    without_provider_id.sort();
+    let mut pools: Vec<NodeReport> = lists
+        .iter()
+        .map(|l| pool_report(l, &cluster, &by_key, &without_provider_id))
+        .collect();
+    // Prefix of a listed ID -> the pools listing an ID with it.
+    let mut prefixes: HashMap<String, BTreeSet<usize>> = HashMap::new();
+    for (p, list) in lists.iter().enumerate() {
+        for id in list {
+            let key = near_miss_key(id);
+            prefixes
+                .entry(key_prefix(&key).to_owned())
+                .or_default()
+                .insert(p);
+        }
+    }
+    let mut lookalikes = Vec::new();
+    for (node, key) in cluster
+        .unlisted
+        .iter()
+        .filter(|(n, _)| !is_control_plane(n))
+    {
+        let Some(like) = prefixes.get(key_prefix(key)) else {
+            continue;
+        };
+        for &p in like {
+            if let Some(r) = pools.get_mut(p) {
+                r.lookalikes.push(node_id(node));
+            }
+        }
+        lookalikes.push(Lookalike {
+            node: node_id(node),
+            pools: like.iter().copied().collect(),
+            uninitialized: has_uninitialized_taint(node),
+        });
+    }
+    lookalikes.sort_by(|a, b| a.node.cmp(&b.node));
+    for r in &mut pools {
+        r.lookalikes.sort();
+    }
+    ClusterNodeReport {
+        pools,
+        unlisted: cluster.unlisted.len(),
+        lookalikes,
+        nodes_without_provider_id: without_provider_id,
     }
 }
 
-/// Matches a `providerIDList` with Node objects (as `kubectl get nodes -o yaml` or
-/// `kube::Api::<Node>` returns them, in that order), the way upstream's MachinePool controller
-/// does, and explains the result. Empty list entries are ignored, as upstream does.
+/// Matches one `providerIDList` with Node objects: [`match_pools`] with one pool. Nodes the
+/// list does not have are no error (they may be control-plane Nodes or another pool's).
 ///
 /// ```
 /// use capi_contract::provider_ids::match_node_objects;
@@ -326,60 +554,7 @@ fn node_id(node: &Node) -> NodeId {
 /// ```
 #[must_use]
 pub fn match_node_objects<S: AsRef<str>>(list: &[S], nodes: &[Node]) -> NodeReport {
-    let list: Vec<&str> = list
-        .iter()
-        .map(AsRef::as_ref)
-        .filter(|id| !id.is_empty())
-        .collect();
-    let listed: BTreeSet<&str> = list.iter().copied().collect();
-    let map = node_map(nodes);
-    let matched = listed
-        .iter()
-        .filter_map(|id| {
-            map.get(id).map(|n| Matched {
-                provider_id: (*id).to_owned(),
-                node: node_name(n).to_owned(),
-                ready: node_ready(n),
-            })
-        })
-        .collect();
-    let ids_without_node: Vec<String> = listed
-        .iter()
-        .filter(|id| !map.contains_key(*id))
-        .map(|id| (*id).to_owned())
-        .collect();
-    let mut nodes_not_listed: Vec<NodeId> = nodes
-        .iter()
-        .filter(|n| !node_provider_id(n).is_empty() && !listed.contains(node_provider_id(n)))
-        .map(node_id)
-        .collect();
-    nodes_not_listed.sort();
-    let mut nodes_without_provider_id: Vec<String> = nodes
-        .iter()
-        .filter(|n| node_provider_id(n).is_empty())
-        .map(|n| node_name(n).to_owned())
-        .collect();
-    nodes_without_provider_id.sort();
-    let mut uninitialized: Vec<Uninitialized> = nodes
-        .iter()
-        .filter(|n| has_uninitialized_taint(n))
-        .map(|n| Uninitialized {
-            node: node_id(n),
-            matched: listed.contains(node_provider_id(n)),
-        })
-        .collect();
-    uninitialized.sort_by(|a, b| a.node.cmp(&b.node));
-    NodeReport {
-        matched,
-        near_misses: near_misses(&ids_without_node, &nodes_not_listed),
-        ids_without_node,
-        nodes_not_listed,
-        nodes_without_provider_id,
-        uninitialized,
-        listed_more_than_once: listed_more_than_once(&list, &map),
-        shared_by_nodes: shared_by_nodes(nodes),
-        upstream: upstream_view(&list, &map),
-    }
+    match_pools(&[list], nodes).pools.pop().unwrap_or_default()
 }
 
 /// A document that is not a Node, a NodeList or a `List` of Nodes.
@@ -468,11 +643,21 @@ mod tests {
                 "aws:////z/i-1",
                 vec![Difference::Case, Difference::Slashes],
             ),
+            (
+                "aws:///z/i-1/",
+                "aws:///z/i-1",
+                vec![Difference::TrailingSlash],
+            ),
         ];
         for (a, b, want) in cases {
             assert_eq!(near_miss_key(a), near_miss_key(b), "{a} / {b}");
             assert_eq!(differences(a, b), want, "{a} / {b}");
         }
         assert_ne!(near_miss_key("aws:///z/i-1"), near_miss_key("aws:///z/i-2"));
+        assert_eq!(
+            key_prefix(&near_miss_key("aws:///us-east-1a/i-1")),
+            "aws:us-east-1a/"
+        );
+        assert_eq!(key_prefix("openstack:0d3a"), "openstack");
     }
 }

@@ -1,15 +1,16 @@
 //! `capi-machinepool check --objects POOL.yaml --nodes NODES.yaml`: matches the
 //! `spec.providerIDList` of every object of `--objects` (MachinePools or InfraMachinePools) with
 //! the workload cluster's Nodes, the way upstream's MachinePool controller does, and explains
-//! what goes wrong (cluster-api#10541, #8258, #8856). The work is
-//! `capi_contract::provider_ids::match_node_objects`; this module reads and renders.
+//! what goes wrong (cluster-api#10541, #8258, #8856). All pools are matched together: a Node no
+//! given pool lists is no pool's error. The work is `capi_contract::provider_ids::match_pools`;
+//! this module reads and renders.
 
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
 use capi_contract::provider_ids::{
-    Difference, NodeReport, UNINITIALIZED_TAINT, match_node_objects, nodes_from_value,
+    ClusterNodeReport, Difference, NodeReport, UNINITIALIZED_TAINT, match_pools, nodes_from_value,
 };
 use capi_diagnostics::excerpt::excerpt;
 use serde_json::{Value, json};
@@ -84,6 +85,7 @@ fn difference_text(d: Difference) -> &'static str {
         Difference::Whitespace => "whitespace",
         Difference::Case => "case",
         Difference::Slashes => "slashes after the scheme",
+        Difference::TrailingSlash => "a trailing slash",
     }
 }
 
@@ -109,14 +111,6 @@ fn render_problems(out: &mut String, r: &NodeReport) {
         let _ = writeln!(out, "  ERROR provider ID without Node: {}", excerpt(id));
         hints(out, r, id);
     }
-    for n in &r.nodes_not_listed {
-        let _ = writeln!(
-            out,
-            "  ERROR Node {} is not in the list: {}",
-            n.name,
-            excerpt(&n.provider_id)
-        );
-    }
     for d in &r.listed_more_than_once {
         let node = d.node.as_deref().map_or_else(
             || "no Node yet".to_owned(),
@@ -137,30 +131,16 @@ fn render_problems(out: &mut String, r: &NodeReport) {
     for s in &r.shared_by_nodes {
         let _ = writeln!(
             out,
-            "  ERROR Nodes {} share {}: upstream keeps the last one, {}",
+            "  ERROR Nodes {} share {}: upstream references one of them, which one depends on the order of its cached Node list",
             s.nodes.join(", "),
             excerpt(&s.provider_id),
-            s.kept
         );
     }
     for u in &r.uninitialized {
-        let why = if u.matched {
-            "it is matched; the MachinePool controller removes the taint on its next reconcile"
-        } else if u.node.provider_id.is_empty() {
-            "it has no spec.providerID, so the MachinePool controller cannot match it or remove the taint"
-        } else {
-            "it matches no listed ID, so the MachinePool controller never removes the taint"
-        };
         let _ = writeln!(
             out,
-            "  ERROR Node {} still has the {UNINITIALIZED_TAINT} taint: {why}",
+            "  WARN  Node {} still has the {UNINITIALIZED_TAINT} taint: it is matched, so the MachinePool controller removes it on its next reconcile (stuck only if it stays)",
             u.node.name
-        );
-    }
-    for n in &r.nodes_without_provider_id {
-        let _ = writeln!(
-            out,
-            "  WARN  Node {n} has no spec.providerID: upstream skips it until the cloud controller manager sets one"
         );
     }
 }
@@ -187,9 +167,54 @@ fn render_upstream(out: &mut String, p: &Pool, r: &NodeReport) {
     }
 }
 
-fn text(pools: &[(Pool, NodeReport)], node_count: usize) -> String {
+/// The one summary of Nodes no given pool lists, and the Nodes without a provider ID.
+fn render_cluster(out: &mut String, pools: &[Pool], c: &ClusterNodeReport) {
+    if c.unlisted > 0 {
+        let _ = writeln!(
+            out,
+            "{} Nodes are in no given pool's providerIDList (control-plane Nodes, pools not given): not an error, upstream only looks up listed IDs",
+            c.unlisted
+        );
+    }
+    if !c.lookalikes.is_empty() {
+        let _ = writeln!(
+            out,
+            "  INFO  {} of them look like a given pool's (same provider ID prefix): not listed yet, or a pool not given",
+            c.lookalikes.len()
+        );
+        for l in &c.lookalikes {
+            let like: Vec<&str> = l
+                .pools
+                .iter()
+                .filter_map(|i| pools.get(*i).map(|p| p.name.as_str()))
+                .collect();
+            let taint = if l.uninitialized {
+                format!(
+                    ", still tainted {UNINITIALIZED_TAINT}: no listed ID, so nothing removes it"
+                )
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "    Node {} {} (like {}){taint}",
+                l.node.name,
+                excerpt(&l.node.provider_id),
+                like.join(", ")
+            );
+        }
+    }
+    for n in &c.nodes_without_provider_id {
+        let _ = writeln!(
+            out,
+            "  WARN  Node {n} has no spec.providerID: upstream skips it until the cloud controller manager sets one"
+        );
+    }
+}
+
+fn text(pools: &[Pool], c: &ClusterNodeReport, node_count: usize) -> String {
     let mut out = String::new();
-    for (p, r) in pools {
+    for (p, r) in pools.iter().zip(&c.pools) {
         let distinct = r.matched.len() + r.ids_without_node.len();
         let _ = writeln!(
             out,
@@ -204,47 +229,46 @@ fn text(pools: &[(Pool, NodeReport)], node_count: usize) -> String {
         render_problems(&mut out, r);
         render_upstream(&mut out, p, r);
         if r.is_clean() {
-            out.push_str("  OK every provider ID has one Node and every Node is listed\n");
+            out.push_str("  OK every provider ID has one Node\n");
         }
     }
+    render_cluster(&mut out, pools, c);
     out
 }
 
-fn json(pools: &[(Pool, NodeReport)]) -> Result<String, Failure> {
+fn json(pools: &[Pool], c: &ClusterNodeReport) -> Result<String, Failure> {
     let objects: Vec<Value> = pools
         .iter()
+        .zip(&c.pools)
         .map(|(p, r)| {
             json!({"kind": p.kind, "name": p.name, "source": p.source,
                    "replicas": p.replicas, "clean": r.is_clean(), "report": r})
         })
         .collect();
-    let passes = pools.iter().all(|(_, r)| r.is_clean());
-    serde_json::to_string_pretty(&json!({"passes": passes, "objects": objects}))
-        .map(|mut s| {
-            s.push('\n');
-            s
-        })
-        .map_err(|e| Failure::Message(e.to_string()))
+    serde_json::to_string_pretty(&json!({"passes": c.is_clean(), "objects": objects,
+        "unlisted": c.unlisted, "lookalikes": c.lookalikes,
+        "nodesWithoutProviderID": c.nodes_without_provider_id}))
+    .map(|mut s| {
+        s.push('\n');
+        s
+    })
+    .map_err(|e| Failure::Message(e.to_string()))
 }
 
 /// Runs the Node matching of `check --nodes`; exit status 1 when a pool is not clean.
 pub fn run(objects: &Path, nodes: &Path, format: Format) -> Result<ExitCode, Failure> {
     let node_list = read_nodes(nodes)?;
-    let reports: Vec<(Pool, NodeReport)> = read_pools(objects)?
-        .into_iter()
-        .map(|p| {
-            let r = match_node_objects(&p.list, &node_list);
-            (p, r)
-        })
-        .collect();
-    let code = if reports.iter().all(|(_, r)| r.is_clean()) {
+    let pools = read_pools(objects)?;
+    let lists: Vec<&[String]> = pools.iter().map(|p| p.list.as_slice()).collect();
+    let report = match_pools(&lists, &node_list);
+    let code = if report.is_clean() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     };
     let rendered = match format {
-        Format::Text => text(&reports, node_list.len()),
-        Format::Json => json(&reports)?,
+        Format::Text => text(&pools, &report, node_list.len()),
+        Format::Json => json(&pools, &report)?,
         Format::Junit | Format::Github => {
             return Err("--nodes supports --format text and json".to_owned().into());
         }

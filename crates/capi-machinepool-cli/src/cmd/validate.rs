@@ -52,7 +52,7 @@ pub fn run(
         let unchecked = pool
             .findings
             .iter()
-            .any(|f| matches!(f, PoolFinding::Skew(skew) if skew.rule == SkewRule::NotChecked));
+            .any(|f| matches!(f, PoolFinding::Skew(skew) if skew.rule == SkewRule::NotChecked && skew.severity.is_some()));
         if unchecked {
             let _ = writeln!(text, "  hint    pass {FLAG} to check the version skew");
         }
