@@ -156,10 +156,13 @@ fn read_kustomization(tree: &mut Tree, dir: &Path) -> Result<Option<Kustomizatio
 /// Adds the labels and annotations of `commonLabels`, `labels[].pairs` and
 /// `commonAnnotations` to every resource.
 fn add_labels_and_annotations(resources: &mut [Document], fields: &Map<String, Value>) {
-    let mut labels = string_map(fields.get("commonLabels"));
+    // `commonLabels` wins over `labels` for one key: kubectl kustomize v5.5.0 renders the
+    // `commonLabels` value (tests/fixtures/kustomize-trees/label-precedence).
+    let mut labels = Vec::new();
     for entry in list(fields, "labels") {
         labels.extend(string_map(entry.get("pairs")));
     }
+    labels.extend(string_map(fields.get("commonLabels")));
     let annotations = string_map(fields.get("commonAnnotations"));
     for doc in resources {
         for (key, map) in [("labels", &labels), ("annotations", &annotations)] {
@@ -527,4 +530,112 @@ fn patch_set(text: &str, name: &str, limits: &crate::Limits) -> Result<PatchSet,
         .collect();
     let nodes = patches.iter().map(nodes).sum();
     Ok(PatchSet { patches, nodes })
+}
+
+/// Fields that make kustomize run code or reach further than the tree: refused by
+/// [`preflight`] (plugins, KRM functions, Helm, and `--enable-*` features).
+const REFUSED_FIELDS: &[(&str, &str)] = &[
+    ("generators", "generator plugins run code"),
+    ("transformers", "transformer plugins run code"),
+    ("validators", "validator plugins run code"),
+    ("helmCharts", "Helm charts need --enable-helm and fetch charts"),
+    ("helmGlobals", "Helm charts need --enable-helm"),
+    ("helmChartInflationGenerator", "Helm charts need --enable-helm and fetch charts"),
+    ("buildMetadata", "build metadata is an optional kustomize feature"),
+];
+
+/// Checks a kustomization tree before the real kustomize renders it: every kustomization
+/// reached from `dir` (resources, bases and components that are directories) is read with the
+/// safe loader, and a remote resource, base or component (`github.com/...`, `https://...`,
+/// `git::...`), a plugin field (`generators`, `transformers`, `validators`), Helm
+/// (`helmCharts`, `helmGlobals`), `buildMetadata`, or a resource carrying a KRM function
+/// annotation (`config.kubernetes.io/function`) is refused, naming the file and field.
+///
+/// # Errors
+/// [`ManifestError::Refused`] for what is refused; the loader's errors for a tree that cannot
+/// be read safely.
+pub fn preflight(tree: &mut Tree, dir: &Path, depth: usize) -> Result<(), ManifestError> {
+    check_nesting(tree, dir, depth)?;
+    let Some((shown, fields)) = read_kustomization(tree, dir)? else {
+        return Ok(());
+    };
+    let refuse = |field: String, why: String| ManifestError::Refused {
+        path: shown.clone(),
+        field,
+        why,
+    };
+    for (field, why) in REFUSED_FIELDS {
+        if fields.get(*field).is_some_and(|v| !fields::is_empty(v)) {
+            return Err(refuse((*field).to_owned(), (*why).to_owned()));
+        }
+    }
+    for key in ["resources", "bases", "components"] {
+        for (index, entry) in list(&fields, key).enumerate() {
+            let field = format!("{key}[{index}]");
+            let Some(name) = entry.as_str() else {
+                continue;
+            };
+            if is_remote(name) || name.starts_with("https:") || name.starts_with("http:") {
+                return Err(refuse(
+                    field,
+                    format!(
+                        "remote {} would be fetched",
+                        capi_diagnostics::excerpt::excerpt(name)
+                    ),
+                ));
+            }
+            let path = dir.join(name);
+            if std::fs::symlink_metadata(&path).is_err() {
+                // kustomize reports the missing file itself.
+                continue;
+            }
+            let real = tree.resolve(&path)?;
+            if real.is_dir() {
+                preflight(tree, &path, depth + 1)?;
+            } else if let Some(text) = tree.read(&path)? {
+                let shown_file = display(&path);
+                for doc in documents(&text, &shown_file, tree.limits())? {
+                    let annotations = &doc.value["metadata"]["annotations"];
+                    for annotation in ["config.kubernetes.io/function", "config.k8s.io/function"] {
+                        if annotations.get(annotation).is_some() {
+                            return Err(ManifestError::Refused {
+                                path: shown_file.clone(),
+                                field: format!("metadata.annotations.{annotation}"),
+                                why: "KRM functions run code".into(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (index, entry) in list(&fields, "patches")
+        .chain(list(&fields, "patchesJson6902"))
+        .enumerate()
+    {
+        if let Some(path) = entry.get("path").and_then(Value::as_str)
+            && is_remote(path)
+        {
+            return Err(refuse(
+                format!("patches[{index}].path"),
+                "remote patch would be fetched".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a build whose notes name a field that could change the resources and was not
+/// emulated (for rendering without kustomize: never a pass on what was not seen).
+///
+/// # Errors
+/// [`ManifestError::NotEmulated`] naming the first such field.
+pub fn require_emulated(notes: &[Note]) -> Result<(), ManifestError> {
+    match notes.iter().find(|n| n.may_change_resources) {
+        Some(note) => Err(ManifestError::NotEmulated {
+            path: note.file.clone(),
+            field: note.field.clone(),
+        }),
+        None => Ok(()),
+    }
 }
