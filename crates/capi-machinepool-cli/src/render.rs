@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 const TIMEOUT: Duration = Duration::from_secs(120);
 /// The most output read from kustomize (the documented 64 MiB document limit).
 const MAX_OUTPUT: u64 = 64 * 1024 * 1024;
+/// The API server kubectl is pointed at: a socket path that does not exist, so it can never
+/// reach a cluster (`kubectl version --client` otherwise tries localhost:8080).
+const NO_SERVER: &str = "--server=unix:///capi-machinepool/no-api-server";
 /// The most of kustomize's error output kept for messages.
 const MAX_STDERR: u64 = 16 * 1024;
 
@@ -158,7 +161,11 @@ impl Kustomize {
     /// The kustomize version (`v5.5.0`), or `unknown version`.
     pub fn version(&self) -> String {
         let args: &[&std::ffi::OsStr] = if self.kubectl {
-            &["version".as_ref(), "--client".as_ref()]
+            &[
+                "version".as_ref(),
+                "--client".as_ref(),
+                NO_SERVER.as_ref(),
+            ]
         } else {
             &["version".as_ref()]
         };
@@ -191,7 +198,7 @@ impl Kustomize {
         if self.kubectl {
             args.push("kustomize".as_ref());
             args.extend(restrict);
-            args.push("--server=unix:///capi-machinepool/no-api-server".as_ref());
+            args.push(NO_SERVER.as_ref());
         } else {
             args.push("build".as_ref());
             args.extend(restrict);
