@@ -139,7 +139,10 @@ impl Kustomize {
         let out = out.join().unwrap_or_default();
         let err = err.join().unwrap_or_default();
         if out.len() as u64 > MAX_OUTPUT {
-            return Err(format!("{} wrote more than {MAX_OUTPUT} bytes", self.name()));
+            return Err(format!(
+                "{} wrote more than {MAX_OUTPUT} bytes",
+                self.name()
+            ));
         }
         if !status.success() {
             let text = String::from_utf8_lossy(&err);
@@ -161,11 +164,7 @@ impl Kustomize {
     /// The kustomize version (`v5.5.0`), or `unknown version`.
     pub fn version(&self) -> String {
         let args: &[&std::ffi::OsStr] = if self.kubectl {
-            &[
-                "version".as_ref(),
-                "--client".as_ref(),
-                NO_SERVER.as_ref(),
-            ]
+            &["version".as_ref(), "--client".as_ref(), NO_SERVER.as_ref()]
         } else {
             &["version".as_ref()]
         };
@@ -193,7 +192,10 @@ impl Kustomize {
     /// # Errors
     /// kustomize fails, times out or writes too much.
     pub fn build(&self, dir: &Path) -> Result<Vec<u8>, String> {
-        let restrict: [&std::ffi::OsStr; 2] = ["--load-restrictor".as_ref(), "LoadRestrictionsRootOnly".as_ref()];
+        let restrict: [&std::ffi::OsStr; 2] = [
+            "--load-restrictor".as_ref(),
+            "LoadRestrictionsRootOnly".as_ref(),
+        ];
         let mut args: Vec<&std::ffi::OsStr> = Vec::new();
         if self.kubectl {
             args.push("kustomize".as_ref());

@@ -37,7 +37,10 @@ fn piped(dir: &str) -> i32 {
     if !out.status.success() {
         return 2;
     }
-    run(&["check", "-"], Some(&out.stdout)).status.code().unwrap()
+    run(&["check", "-"], Some(&out.stdout))
+        .status
+        .code()
+        .unwrap()
 }
 
 #[test]
@@ -62,17 +65,22 @@ fn every_class_gets_the_verdict_of_kubectl_kustomize() {
         if name.starts_with("preflight-") {
             // Refused before kustomize runs, naming the file and field.
             assert_eq!(auto_code, 2, "{name}: {stderr}");
-            assert!(stderr.contains("refused before running kustomize"), "{name}: {stderr}");
+            assert!(
+                stderr.contains("refused before running kustomize"),
+                "{name}: {stderr}"
+            );
         } else {
             assert_eq!(auto_code, piped(d), "{name}: {stderr}");
-            assert!(stderr.contains("rendered with kubectl kustomize (v"), "{name}: {stderr}");
+            assert!(
+                stderr.contains("rendered with kubectl kustomize (v"),
+                "{name}: {stderr}"
+            );
         }
         let never = run(&["check", "--kustomize", "never", d], None);
         let never_code = never.status.code().unwrap();
         let never_err = String::from_utf8_lossy(&never.stderr).into_owned();
         assert!(
-            never_code == auto_code
-                || (never_code == 2 && never_err.contains("not emulated")),
+            never_code == auto_code || (never_code == 2 && never_err.contains("not emulated")),
             "{name}: never gives {never_code}, kustomize {auto_code}: {never_err}"
         );
     }

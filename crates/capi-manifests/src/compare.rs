@@ -86,13 +86,22 @@ mod tests {
             json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
                 "metadata": {"name": "a.x", "labels": {"l": label}}, "spec": {}})
         };
-        let rendered = vec![Document::new(Source::new("kustomize", 0, 1), crd("v1beta9"))];
-        let emulated = vec![Document::new(Source::new("bases/a.yaml", 0, 3), crd("v1beta2"))];
+        let rendered = vec![Document::new(
+            Source::new("kustomize", 0, 1),
+            crd("v1beta9"),
+        )];
+        let emulated = vec![Document::new(
+            Source::new("bases/a.yaml", 0, 3),
+            crd("v1beta2"),
+        )];
         let (docs, diffs) = reconcile(rendered, Some(&emulated));
         assert_eq!(docs[0].source.location(), "bases/a.yaml:3");
         assert_eq!(docs[0].value["metadata"]["labels"]["l"], "v1beta9");
         assert_eq!(diffs.len(), 1, "{diffs:?}");
-        let (_, none) = reconcile(docs, Some(&[Document::new(Source::new("b", 0, 1), crd("v1beta9"))]));
+        let (_, none) = reconcile(
+            docs,
+            Some(&[Document::new(Source::new("b", 0, 1), crd("v1beta9"))]),
+        );
         assert!(none.is_empty(), "{none:?}");
     }
 }

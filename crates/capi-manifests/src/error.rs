@@ -103,7 +103,9 @@ pub enum ManifestError {
         why: String,
     },
     /// A kustomization field the emulator does not reproduce exactly (`--kustomize never`).
-    #[error("{path}: {field}: not emulated; render with the real kustomize (`--kustomize auto` or PATH) or pipe `kustomize build DIR | capi-machinepool check -`")]
+    #[error(
+        "{path}: {field}: not emulated; render with the real kustomize (`--kustomize auto` or PATH) or pipe `kustomize build DIR | capi-machinepool check -`"
+    )]
     NotEmulated {
         /// The kustomization file.
         path: String,

@@ -11,8 +11,8 @@ use capi_contract::Contract;
 use capi_contract_check::{CheckOptions, Checker, Report, capabilities, render};
 
 use crate::Format;
-use crate::render::{Kustomize, Mode};
 use crate::output::{Failure, Output};
+use crate::render::{Kustomize, Mode};
 
 pub struct Args {
     pub paths: Vec<PathBuf>,
@@ -68,10 +68,16 @@ fn read_crds(checker: &mut Checker, paths: &[PathBuf], mode: &Mode) -> Result<()
 
 /// Renders one kustomization directory with the real kustomize (after the preflight), and
 /// gives each rendered object the source file and line the emulator finds for it.
-fn read_rendered(checker: &mut Checker, dir: &std::path::Path, k: &Kustomize) -> Result<(), Failure> {
+fn read_rendered(
+    checker: &mut Checker,
+    dir: &std::path::Path,
+    k: &Kustomize,
+) -> Result<(), Failure> {
     let limits = crate::input::limits();
-    let mut tree = capi_manifests::tree::Tree::new(dir, limits).map_err(|e| crate::input::message(&e))?;
-    capi_manifests::kustomize::preflight(&mut tree, dir, 0).map_err(|e| crate::input::message(&e))?;
+    let mut tree =
+        capi_manifests::tree::Tree::new(dir, limits).map_err(|e| crate::input::message(&e))?;
+    capi_manifests::kustomize::preflight(&mut tree, dir, 0)
+        .map_err(|e| crate::input::message(&e))?;
     let bytes = k.build(dir)?;
     let name = format!("{} {}", k.name(), capi_manifests::display_path(dir));
     let mut rendered = Vec::new();

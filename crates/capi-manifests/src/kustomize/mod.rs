@@ -158,11 +158,18 @@ fn read_kustomization(tree: &mut Tree, dir: &Path) -> Result<Option<Kustomizatio
     if let Some(kind) = fields.get("kind").and_then(Value::as_str)
         && !matches!(kind, "Kustomization" | "Component")
     {
-        return Err(error("kind should be Kustomization or Component (kustomize refuses it)".into()));
+        return Err(error(
+            "kind should be Kustomization or Component (kustomize refuses it)".into(),
+        ));
     }
-    let found = KUSTOMIZATION_FILES.iter().filter(|n| dir.join(n).is_file()).count();
+    let found = KUSTOMIZATION_FILES
+        .iter()
+        .filter(|n| dir.join(n).is_file())
+        .count();
     if found > 1 {
-        return Err(error("more than one kustomization file in this directory (kustomize refuses it)".into()));
+        return Err(error(
+            "more than one kustomization file in this directory (kustomize refuses it)".into(),
+        ));
     }
     Ok(Some((shown, fields)))
 }
@@ -327,13 +334,23 @@ impl Ctx<'_> {
                 }
             }
         }
-        if let Some(s) = fields.get("openapi").and_then(|o| o.get("path")).and_then(Value::as_str) {
+        if let Some(s) = fields
+            .get("openapi")
+            .and_then(|o| o.get("path"))
+            .and_then(Value::as_str)
+        {
             named.push(("openapi.path".into(), s.to_owned()));
         }
         for key in ["configMapGenerator", "secretGenerator"] {
             for (i, g) in list(fields, key).enumerate() {
                 for sub in ["files", "envs"] {
-                    for (j, v) in g.get(sub).and_then(Value::as_array).into_iter().flatten().enumerate() {
+                    for (j, v) in g
+                        .get(sub)
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .enumerate()
+                    {
                         if let Some(s) = v.as_str() {
                             let file = s.split_once('=').map_or(s, |(_, f)| f);
                             named.push((format!("{key}[{i}].{sub}[{j}]"), file.to_owned()));
@@ -406,7 +423,9 @@ impl Ctx<'_> {
                 && let Ok(text) = crate::tree::read_file(&file, self.tree.limits())
                 && text.lines().any(|l| l.trim() == "kind: Component")
             {
-                return Err(self.error(format!("{field}: a Component used as a resource (kustomize refuses it)")));
+                return Err(self.error(format!(
+                    "{field}: a Component used as a resource (kustomize refuses it)"
+                )));
             }
             let inner = build_with(self.tree, self.files, &path, depth + 1)?;
             self.notes.extend(inner.notes);
@@ -601,7 +620,9 @@ impl Ctx<'_> {
             patch::patch_resource(&mut doc.value, patch);
             // kubectl kustomize v5.5.0 keeps the name unless `options.allowNameChange: true`
             // (tests/fixtures/kustomize-trees/rename-without-allow, rename-with-allow).
-            if !allow_rename && let Some(meta) = doc.value.get_mut("metadata").and_then(Value::as_object_mut) {
+            if !allow_rename
+                && let Some(meta) = doc.value.get_mut("metadata").and_then(Value::as_object_mut)
+            {
                 meta.insert("name".into(), name.clone());
             }
             true
@@ -650,10 +671,19 @@ const REFUSED_FIELDS: &[(&str, &str)] = &[
     ("generators", "generator plugins run code"),
     ("transformers", "transformer plugins run code"),
     ("validators", "validator plugins run code"),
-    ("helmCharts", "Helm charts need --enable-helm and fetch charts"),
+    (
+        "helmCharts",
+        "Helm charts need --enable-helm and fetch charts",
+    ),
     ("helmGlobals", "Helm charts need --enable-helm"),
-    ("helmChartInflationGenerator", "Helm charts need --enable-helm and fetch charts"),
-    ("buildMetadata", "build metadata is an optional kustomize feature"),
+    (
+        "helmChartInflationGenerator",
+        "Helm charts need --enable-helm and fetch charts",
+    ),
+    (
+        "buildMetadata",
+        "build metadata is an optional kustomize feature",
+    ),
 ];
 
 /// Checks a kustomization tree before the real kustomize renders it: every kustomization

@@ -176,7 +176,11 @@ impl Target {
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut parts = Vec::new();
-        for (label, field) in [("group", &self.group), ("kind", &self.kind), ("name", &self.name)] {
+        for (label, field) in [
+            ("group", &self.group),
+            ("kind", &self.kind),
+            ("name", &self.name),
+        ] {
             let Some(n) = field else { continue };
             let pattern = n.as_str();
             let inner = pattern
@@ -206,7 +210,9 @@ mod tests {
         assert!(!t(json!({"version": "v1beta1"})));
         // kustomize compiles group, version and kind as anchored regexes too
         // (tests/fixtures/kustomize-trees/regex-{kind,version,group}, kubectl kustomize v5.5.0).
-        assert!(t(json!({"kind": "CustomResource.*", "version": "v.", "group": "apiextensions\\..*"})));
+        assert!(t(
+            json!({"kind": "CustomResource.*", "version": "v.", "group": "apiextensions\\..*"})
+        ));
         assert!(!t(json!({"kind": "Custom"})));
         assert!(t(json!({"labelSelector": "a=1"})));
         assert!(!t(json!({"labelSelector": "a!=1"})));
