@@ -5,6 +5,7 @@
 mod cmd;
 mod input;
 mod output;
+mod render;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -149,6 +150,12 @@ enum Command {
         /// Also list every passing check and every skipped input in text output.
         #[arg(short, long)]
         verbose: bool,
+        /// How directories with a kustomization are rendered: `auto` (`kustomize` on PATH,
+        /// else `kubectl kustomize`, else the built-in emulator), `never` (the emulator; what
+        /// it does not reproduce exactly is an error) or the path of a kustomize or kubectl
+        /// binary. The real kustomize runs sandboxed (see docs/contract.md, Rendering).
+        #[arg(long, value_name = "auto|never|PATH", default_value = "auto")]
+        kustomize: render::Mode,
     },
 }
 
@@ -178,6 +185,7 @@ fn main() -> ExitCode {
             no_v1beta1_compat,
             verbose,
             capabilities,
+            kustomize,
         } => {
             paths.extend(files);
             cmd::check::run(&cmd::check::Args {
@@ -189,6 +197,7 @@ fn main() -> ExitCode {
                 no_v1beta1_compat,
                 verbose,
                 capabilities,
+                kustomize,
             })
         }
     };

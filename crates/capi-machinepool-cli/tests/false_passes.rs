@@ -33,7 +33,10 @@ const POOL: &str = "bases/infrastructure.cluster.x-k8s.io_devmachinepools.yaml";
 const POOL_TEMPLATE: &str = "bases/infrastructure.cluster.x-k8s.io_devmachinepooltemplates.yaml";
 
 fn check(dir: &Path) -> Output {
-    run(&["check", dir.to_str().unwrap()], None)
+    run(
+        &["check", "--kustomize", "never", dir.to_str().unwrap()],
+        None,
+    )
 }
 
 fn stderr(o: &Output) -> String {

@@ -91,6 +91,27 @@ pub enum ManifestError {
         /// The limit.
         limit: usize,
     },
+    /// A kustomization field that the real kustomize must not be run on (it would fetch
+    /// from the network or run code): refused before rendering.
+    #[error("{path}: {field}: refused before running kustomize: {why}")]
+    Refused {
+        /// The file.
+        path: String,
+        /// The field.
+        field: String,
+        /// Why.
+        why: String,
+    },
+    /// A kustomization field the emulator does not reproduce exactly (`--kustomize never`).
+    #[error(
+        "{path}: {field}: not emulated; render with the real kustomize (`--kustomize auto` or PATH) or pipe `kustomize build DIR | capi-machinepool check -`"
+    )]
+    NotEmulated {
+        /// The kustomization file.
+        path: String,
+        /// The field.
+        field: String,
+    },
     /// A kustomization cannot be used.
     #[error("{path}: {message}")]
     Kustomization {

@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod budget;
+pub mod compare;
 mod error;
 pub mod kustomize;
 mod limits;

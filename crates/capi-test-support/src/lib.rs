@@ -68,7 +68,14 @@ pub fn partial_tree(rel: &str) -> PathBuf {
     let mut kustomization: Value =
         serde_saphyr::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let present = |name: &str| work.join(name).exists();
-    for key in ["resources", "patchesStrategicMerge"] {
+    // Missing `configurations` and `crds` files are dropped too: kustomize (and the emulator)
+    // refuse them (tests/fixtures/kustomize-trees/refused-missing-*).
+    for key in [
+        "resources",
+        "patchesStrategicMerge",
+        "configurations",
+        "crds",
+    ] {
         if let Some(Value::Array(list)) = kustomization.get_mut(key) {
             list.retain(|r| r.as_str().is_some_and(|n| n.contains('\n') || present(n)));
         }

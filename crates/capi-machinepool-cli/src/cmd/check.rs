@@ -12,6 +12,7 @@ use capi_contract_check::{CheckOptions, Checker, Report, capabilities, render};
 
 use crate::Format;
 use crate::output::{Failure, Output};
+use crate::render::{Kustomize, Mode};
 
 pub struct Args {
     pub paths: Vec<PathBuf>,
@@ -23,18 +24,88 @@ pub struct Args {
     pub no_v1beta1_compat: bool,
     pub verbose: bool,
     pub capabilities: bool,
+    /// `--kustomize`.
+    pub kustomize: crate::render::Mode,
 }
 
-/// Reads the CRD paths into the checker; fails when none holds a CRD.
-fn read_crds(checker: &mut Checker, paths: &[PathBuf]) -> Result<(), Failure> {
-    let loaded = capi_manifests::load::load(paths, crate::input::limits())
-        .map_err(|e| crate::input::message(&e))?;
-    checker.add_notes(&loaded.notes);
-    checker.add_documents(loaded.documents);
+/// Reads the CRD paths into the checker; fails when none holds a CRD. Directories with a
+/// kustomization are rendered by the real kustomize when one is selected (`--kustomize`),
+/// else by the emulator, which then refuses what it does not reproduce exactly.
+fn read_crds(checker: &mut Checker, paths: &[PathBuf], mode: &Mode) -> Result<(), Failure> {
+    let kustomize = Kustomize::find(mode);
+    let mut announced = false;
+    for path in paths {
+        let kustomized = path != std::path::Path::new("-")
+            && path.is_dir()
+            && capi_manifests::kustomize::kustomization_file(path).is_some();
+        match (&kustomize, kustomized) {
+            (Some(k), true) => {
+                if !announced {
+                    eprintln!("rendered with {} ({})", k.name(), k.version());
+                    announced = true;
+                }
+                read_rendered(checker, path, k)?;
+            }
+            _ => {
+                let loaded =
+                    capi_manifests::load::load(std::slice::from_ref(path), crate::input::limits())
+                        .map_err(|e| crate::input::message(&e))?;
+                if kustomized {
+                    capi_manifests::kustomize::require_emulated(&loaded.notes)
+                        .map_err(|e| crate::input::message(&e))?;
+                }
+                checker.add_notes(&loaded.notes);
+                checker.add_documents(loaded.documents);
+            }
+        }
+    }
     if checker.crds_read() == 0 {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(format!("no CustomResourceDefinition found in {}", names.join(", ")).into());
     }
+    Ok(())
+}
+
+/// Renders one kustomization directory with the real kustomize (after the preflight), and
+/// gives each rendered object the source file and line the emulator finds for it.
+fn read_rendered(
+    checker: &mut Checker,
+    dir: &std::path::Path,
+    k: &Kustomize,
+) -> Result<(), Failure> {
+    let limits = crate::input::limits();
+    let mut tree =
+        capi_manifests::tree::Tree::new(dir, limits).map_err(|e| crate::input::message(&e))?;
+    capi_manifests::kustomize::preflight(&mut tree, dir, 0)
+        .map_err(|e| crate::input::message(&e))?;
+    let bytes = k.build(dir)?;
+    let name = format!("{} {}", k.name(), capi_manifests::display_path(dir));
+    let mut rendered = Vec::new();
+    for item in capi_manifests::load::stream(bytes.as_slice(), &name, limits) {
+        let item = item.map_err(|e| crate::input::message(&e))?;
+        if let Some(value) = item.value.filter(|v| !v.is_null()) {
+            rendered.push(capi_manifests::Document::new(item.raw.source, value));
+        }
+    }
+    let emulated = capi_manifests::load::load(&[dir.to_path_buf()], limits);
+    let emulated = match emulated {
+        Ok(loaded) => Some(loaded.documents),
+        Err(e) => {
+            eprintln!(
+                "note: the emulator cannot render {} ({}); findings point into {}'s output",
+                capi_manifests::display_path(dir),
+                crate::input::message(&e),
+                k.name()
+            );
+            None
+        }
+    };
+    let (documents, differences) =
+        capi_manifests::compare::reconcile(rendered, emulated.as_deref());
+    for d in differences {
+        eprintln!("note: {d}; following {}", k.name());
+    }
+    checker.add_documents(documents);
     Ok(())
 }
 
@@ -86,7 +157,7 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         v1beta1_compat: !args.no_v1beta1_compat,
     };
     let mut checker = Checker::new(opts);
-    read_crds(&mut checker, &args.paths)?;
+    read_crds(&mut checker, &args.paths, &args.kustomize)?;
     if let Some(objects) = &args.objects {
         read_objects(&mut checker, objects)?;
     }

@@ -102,6 +102,8 @@ fn build_with(
     };
     ctx.note_fields(&fields);
     let mut resources = ctx.accumulate_resources(&fields, depth)?;
+    ctx.refuse_duplicates(&resources)?;
+    ctx.refuse_missing_files(&fields)?;
     ctx.apply_legacy_strategic_merge(&mut resources, &fields)?;
     ctx.apply_patch_list(&mut resources, &fields, "patches")?;
     add_labels_and_annotations(&mut resources, &fields);
@@ -150,16 +152,38 @@ fn read_kustomization(tree: &mut Tree, dir: &Path) -> Result<Option<Kustomizatio
         return Err(error("not a mapping".into()));
     };
     let fields = fields::canonical(fields).map_err(|e| error(e.to_string()))?;
+    // kubectl kustomize v5.5.0: "kind should be Kustomization or Component" and "Found
+    // multiple kustomization files" (tests/fixtures/kustomize-trees/refused-kind-bogus,
+    // refused-two-kustomization-files).
+    if let Some(kind) = fields.get("kind").and_then(Value::as_str)
+        && !matches!(kind, "Kustomization" | "Component")
+    {
+        return Err(error(
+            "kind should be Kustomization or Component (kustomize refuses it)".into(),
+        ));
+    }
+    let found = KUSTOMIZATION_FILES
+        .iter()
+        .filter(|n| dir.join(n).is_file())
+        .count();
+    if found > 1 {
+        return Err(error(
+            "more than one kustomization file in this directory (kustomize refuses it)".into(),
+        ));
+    }
     Ok(Some((shown, fields)))
 }
 
 /// Adds the labels and annotations of `commonLabels`, `labels[].pairs` and
 /// `commonAnnotations` to every resource.
 fn add_labels_and_annotations(resources: &mut [Document], fields: &Map<String, Value>) {
-    let mut labels = string_map(fields.get("commonLabels"));
+    // `commonLabels` wins over `labels` for one key: kubectl kustomize v5.5.0 renders the
+    // `commonLabels` value (tests/fixtures/kustomize-trees/label-precedence).
+    let mut labels = Vec::new();
     for entry in list(fields, "labels") {
         labels.extend(string_map(entry.get("pairs")));
     }
+    labels.extend(string_map(fields.get("commonLabels")));
     let annotations = string_map(fields.get("commonAnnotations"));
     for doc in resources {
         for (key, map) in [("labels", &labels), ("annotations", &annotations)] {
@@ -276,6 +300,79 @@ impl Ctx<'_> {
         }
     }
 
+    /// kubectl kustomize v5.5.0: "may not add resource with an already registered id"
+    /// (tests/fixtures/kustomize-trees/refused-resource-twice, refused-two-crds-one-name).
+    fn refuse_duplicates(&self, resources: &[Document]) -> Result<(), ManifestError> {
+        let mut seen = std::collections::HashSet::new();
+        for doc in resources {
+            let v = &doc.value;
+            let id = (
+                v["apiVersion"].to_string(),
+                v["kind"].to_string(),
+                v["metadata"]["name"].to_string(),
+                v["metadata"]["namespace"].to_string(),
+            );
+            if !seen.insert(id) {
+                return Err(self.error(format!(
+                    "{}: a resource with an already registered id (kustomize refuses it)",
+                    doc.source
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Files named by `crds`, `configurations`, `openapi.path` and the `files`/`envs` of
+    /// generators must exist (kubectl kustomize v5.5.0 fails on each missing one:
+    /// tests/fixtures/kustomize-trees/refused-missing-*).
+    fn refuse_missing_files(&self, fields: &Map<String, Value>) -> Result<(), ManifestError> {
+        let mut named: Vec<(String, String)> = Vec::new();
+        for key in ["crds", "configurations"] {
+            for (i, v) in list(fields, key).enumerate() {
+                if let Some(s) = v.as_str() {
+                    named.push((format!("{key}[{i}]"), s.to_owned()));
+                }
+            }
+        }
+        if let Some(s) = fields
+            .get("openapi")
+            .and_then(|o| o.get("path"))
+            .and_then(Value::as_str)
+        {
+            named.push(("openapi.path".into(), s.to_owned()));
+        }
+        for key in ["configMapGenerator", "secretGenerator"] {
+            for (i, g) in list(fields, key).enumerate() {
+                for sub in ["files", "envs"] {
+                    for (j, v) in g
+                        .get(sub)
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .enumerate()
+                    {
+                        if let Some(s) = v.as_str() {
+                            let file = s.split_once('=').map_or(s, |(_, f)| f);
+                            named.push((format!("{key}[{i}].{sub}[{j}]"), file.to_owned()));
+                        }
+                    }
+                }
+                if let Some(s) = g.get("env").and_then(Value::as_str) {
+                    named.push((format!("{key}[{i}].env"), s.to_owned()));
+                }
+            }
+        }
+        for (field, name) in named {
+            if std::fs::symlink_metadata(self.dir.join(&name)).is_err() {
+                return Err(self.error(format!(
+                    "{field}: {} does not exist (kustomize fails on a missing file)",
+                    capi_diagnostics::excerpt::excerpt(&name)
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The documents of `resources` and `bases`, in order (directories built in place).
     fn accumulate_resources(
         &mut self,
@@ -320,12 +417,27 @@ impl Ctx<'_> {
         }
         let real = self.tree.resolve(&path)?;
         if real.is_dir() {
+            // kubectl kustomize v5.5.0: "expected kind != 'Component'"
+            // (tests/fixtures/kustomize-trees/refused-component-as-resource).
+            if let Some(file) = kustomization_file(&path)
+                && let Ok(text) = crate::tree::read_file(&file, self.tree.limits())
+                && text.lines().any(|l| l.trim() == "kind: Component")
+            {
+                return Err(self.error(format!(
+                    "{field}: a Component used as a resource (kustomize refuses it)"
+                )));
+            }
             let inner = build_with(self.tree, self.files, &path, depth + 1)?;
             self.notes.extend(inner.notes);
             return Ok(inner.documents);
         }
         let Some(text) = self.tree.read(&path)? else {
-            return Ok(Vec::new());
+            // The same file twice: kubectl kustomize v5.5.0 refuses its resources' ids as
+            // already registered (tests/fixtures/kustomize-trees/refused-resource-twice).
+            return Err(self.error(format!(
+                "{field}: {} is read a second time; its resources are already registered (kustomize refuses it)",
+                display(&path)
+            )));
         };
         let shown = display(&path);
         let docs = documents(&text, &shown, self.tree.limits())?;
@@ -386,7 +498,7 @@ impl Ctx<'_> {
                 None => return Err(self.error(format!("{field} is not a string"))),
             };
             for patch in &set.patches {
-                self.strategic_merge(resources, patch, None, &field)?;
+                self.strategic_merge(resources, patch, None, &field, false)?;
             }
         }
         Ok(())
@@ -401,7 +513,7 @@ impl Ctx<'_> {
     ) -> Result<(), ManifestError> {
         for (index, entry) in list(fields, key).enumerate() {
             let field = format!("{key}[{index}]");
-            self.patch_entry(resources, entry, &field)?;
+            self.patch_entry(resources, entry, &field, key == "patchesJson6902")?;
         }
         Ok(())
     }
@@ -412,7 +524,9 @@ impl Ctx<'_> {
         resources: &mut Vec<Document>,
         entry: &Value,
         field: &str,
+        json_only: bool,
     ) -> Result<(), ManifestError> {
+        let allow_rename = entry["options"]["allowNameChange"].as_bool() == Some(true);
         let target = match entry.get("target") {
             Some(t) if !t.is_null() => Some(
                 Target::from_value(t).map_err(|e| self.error(format!("{field}.target: {e}")))?,
@@ -432,8 +546,14 @@ impl Ctx<'_> {
                     return Err(self.error(format!("{field}: a JSON patch needs a target")));
                 };
                 self.json_patch(resources, patch, target, field)?;
+            } else if json_only {
+                // kubectl kustomize v5.5.0: "trouble configuring builtin
+                // PatchJson6902Transformer" (tests/fixtures/kustomize-trees/refused-merge-patch-in-json6902).
+                return Err(self.error(format!(
+                    "{field}: not a JSON patch (kustomize refuses a merge patch under patchesJson6902)"
+                )));
             } else {
-                self.strategic_merge(resources, patch, target.as_ref(), field)?;
+                self.strategic_merge(resources, patch, target.as_ref(), field, allow_rename)?;
             }
         }
         Ok(())
@@ -474,6 +594,7 @@ impl Ctx<'_> {
         patch: &Value,
         target: Option<&Target>,
         field: &str,
+        allow_rename: bool,
     ) -> Result<(), ManifestError> {
         if patch["metadata"]["name"].as_str().is_none_or(str::is_empty) {
             // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0) refuses such a patch, with or without a target:
@@ -482,6 +603,7 @@ impl Ctx<'_> {
                 "{field}: a strategic merge patch needs metadata.name (kustomize: unable to parse SM or JSON patch)"
             )));
         }
+        let explicit = target.is_some();
         let own = Target::of(patch);
         let target = target.unwrap_or(&own);
         let before = resources.len();
@@ -494,15 +616,29 @@ impl Ctx<'_> {
             if patch::deletes_resource(patch) {
                 return false;
             }
+            let name = doc.value["metadata"]["name"].clone();
             patch::patch_resource(&mut doc.value, patch);
+            // kubectl kustomize v5.5.0 keeps the name unless `options.allowNameChange: true`
+            // (tests/fixtures/kustomize-trees/rename-without-allow, rename-with-allow).
+            if !allow_rename
+                && let Some(meta) = doc.value.get_mut("metadata").and_then(Value::as_object_mut)
+            {
+                meta.insert("name".into(), name.clone());
+            }
             true
         });
-        if matched == 0 && before > 0 {
+        if matched == 0 && explicit && before > 0 {
             self.note(
                 field,
-                format!("the patch matches no resource ({target})"),
+                format!("the patch's target matches no resource ({target})"),
                 false,
             );
+        } else if matched == 0 && before > 0 {
+            // kubectl kustomize v5.5.0: "no resource matches strategic merge patch"
+            // (tests/fixtures/kustomize-trees/refused-smp-no-match).
+            return Err(self.error(format!(
+                "{field}: no resource matches the strategic merge patch ({target}; kustomize refuses it)"
+            )));
         }
         Ok(())
     }
@@ -527,4 +663,121 @@ fn patch_set(text: &str, name: &str, limits: &crate::Limits) -> Result<PatchSet,
         .collect();
     let nodes = patches.iter().map(nodes).sum();
     Ok(PatchSet { patches, nodes })
+}
+
+/// Fields that make kustomize run code or reach further than the tree: refused by
+/// [`preflight`] (plugins, KRM functions, Helm, and `--enable-*` features).
+const REFUSED_FIELDS: &[(&str, &str)] = &[
+    ("generators", "generator plugins run code"),
+    ("transformers", "transformer plugins run code"),
+    ("validators", "validator plugins run code"),
+    (
+        "helmCharts",
+        "Helm charts need --enable-helm and fetch charts",
+    ),
+    ("helmGlobals", "Helm charts need --enable-helm"),
+    (
+        "helmChartInflationGenerator",
+        "Helm charts need --enable-helm and fetch charts",
+    ),
+    (
+        "buildMetadata",
+        "build metadata is an optional kustomize feature",
+    ),
+];
+
+/// Checks a kustomization tree before the real kustomize renders it: every kustomization
+/// reached from `dir` (resources, bases and components that are directories) is read with the
+/// safe loader, and a remote resource, base or component (`github.com/...`, `https://...`,
+/// `git::...`), a plugin field (`generators`, `transformers`, `validators`), Helm
+/// (`helmCharts`, `helmGlobals`), `buildMetadata`, or a resource carrying a KRM function
+/// annotation (`config.kubernetes.io/function`) is refused, naming the file and field.
+///
+/// # Errors
+/// [`ManifestError::Refused`] for what is refused; the loader's errors for a tree that cannot
+/// be read safely.
+pub fn preflight(tree: &mut Tree, dir: &Path, depth: usize) -> Result<(), ManifestError> {
+    check_nesting(tree, dir, depth)?;
+    let Some((shown, fields)) = read_kustomization(tree, dir)? else {
+        return Ok(());
+    };
+    let refuse = |field: String, why: String| ManifestError::Refused {
+        path: shown.clone(),
+        field,
+        why,
+    };
+    for (field, why) in REFUSED_FIELDS {
+        if fields.get(*field).is_some_and(|v| !fields::is_empty(v)) {
+            return Err(refuse((*field).to_owned(), (*why).to_owned()));
+        }
+    }
+    for key in ["resources", "bases", "components"] {
+        for (index, entry) in list(&fields, key).enumerate() {
+            let field = format!("{key}[{index}]");
+            let Some(name) = entry.as_str() else {
+                continue;
+            };
+            if is_remote(name) || name.starts_with("https:") || name.starts_with("http:") {
+                return Err(refuse(
+                    field,
+                    format!(
+                        "remote {} would be fetched",
+                        capi_diagnostics::excerpt::excerpt(name)
+                    ),
+                ));
+            }
+            let path = dir.join(name);
+            if std::fs::symlink_metadata(&path).is_err() {
+                // kustomize reports the missing file itself.
+                continue;
+            }
+            let real = tree.resolve(&path)?;
+            if real.is_dir() {
+                preflight(tree, &path, depth + 1)?;
+            } else if let Some(text) = tree.read(&path)? {
+                let shown_file = display(&path);
+                for doc in documents(&text, &shown_file, tree.limits())? {
+                    let annotations = &doc.value["metadata"]["annotations"];
+                    for annotation in ["config.kubernetes.io/function", "config.k8s.io/function"] {
+                        if annotations.get(annotation).is_some() {
+                            return Err(ManifestError::Refused {
+                                path: shown_file.clone(),
+                                field: format!("metadata.annotations.{annotation}"),
+                                why: "KRM functions run code".into(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (index, entry) in list(&fields, "patches")
+        .chain(list(&fields, "patchesJson6902"))
+        .enumerate()
+    {
+        if let Some(path) = entry.get("path").and_then(Value::as_str)
+            && is_remote(path)
+        {
+            return Err(refuse(
+                format!("patches[{index}].path"),
+                "remote patch would be fetched".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a build whose notes name a field that could change the resources and was not
+/// emulated (for rendering without kustomize: never a pass on what was not seen).
+///
+/// # Errors
+/// [`ManifestError::NotEmulated`] naming the first such field.
+pub fn require_emulated(notes: &[Note]) -> Result<(), ManifestError> {
+    match notes.iter().find(|n| n.may_change_resources) {
+        Some(note) => Err(ManifestError::NotEmulated {
+            path: note.file.clone(),
+            field: note.field.clone(),
+        }),
+        None => Ok(()),
+    }
 }

@@ -260,6 +260,15 @@ fn apply_one(doc: &mut Value, op: &Value, size: &mut Size<'_>) -> Result<(), Str
         }
         "test" => {
             let expected = op.get("value").ok_or("no value")?;
+            // Go json-patch (evanphx/json-patch, as kustomize v5.5.0 uses it): a missing key of
+            // an existing object tests equal to `null`
+            // (tests/fixtures/kustomize-trees/json-test-null).
+            if expected.is_null()
+                && let Some((last, init)) = path.split_last()
+                && get(doc, init).is_ok_and(|p| p.is_object() && p.get(last).is_none())
+            {
+                return Ok(());
+            }
             if get(doc, &path)? == expected {
                 Ok(())
             } else {

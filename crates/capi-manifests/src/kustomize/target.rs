@@ -9,9 +9,9 @@ use serde_json::Value;
 /// `key!=value` terms).
 #[derive(Clone, Debug)]
 pub struct Target {
-    group: Option<String>,
-    version: Option<String>,
-    kind: Option<String>,
+    group: Option<regex::Regex>,
+    version: Option<regex::Regex>,
+    kind: Option<regex::Regex>,
     name: Option<regex::Regex>,
     namespace: Option<regex::Regex>,
     label_selector: Vec<Term>,
@@ -115,9 +115,11 @@ impl Target {
                 .unwrap_or_default())
         };
         Ok(Self {
-            group: text("group")?,
-            version: text("version")?,
-            kind: text("kind")?,
+            group: text("group")?.map(|g| anchored(&g, "group")).transpose()?,
+            version: text("version")?
+                .map(|v| anchored(&v, "version"))
+                .transpose()?,
+            kind: text("kind")?.map(|k| anchored(&k, "kind")).transpose()?,
             name: text("name")?.map(|n| anchored(&n, "name")).transpose()?,
             namespace: text("namespace")?
                 .map(|n| anchored(&n, "namespace"))
@@ -137,9 +139,9 @@ impl Target {
                 .and_then(|s| anchored(&regex::escape(s), "name").ok())
         };
         Self {
-            group: Some(group.to_owned()),
+            group: anchored(&regex::escape(group), "group").ok(),
             version: None,
-            kind: patch["kind"].as_str().map(str::to_owned),
+            kind: literal(&patch["kind"]),
             name: literal(&patch["metadata"]["name"]),
             namespace: literal(&patch["metadata"]["namespace"]),
             label_selector: Vec::new(),
@@ -152,12 +154,12 @@ impl Target {
     pub fn matches(&self, resource: &Value) -> bool {
         let (group, version) = group_version(resource["apiVersion"].as_str().unwrap_or_default());
         let meta = &resource["metadata"];
-        self.group.as_deref().is_none_or(|g| g == group)
-            && self.version.as_deref().is_none_or(|v| v == version)
+        self.group.as_ref().is_none_or(|g| g.is_match(group))
+            && self.version.as_ref().is_none_or(|v| v.is_match(version))
             && self
                 .kind
-                .as_deref()
-                .is_none_or(|k| resource["kind"].as_str() == Some(k))
+                .as_ref()
+                .is_none_or(|k| k.is_match(resource["kind"].as_str().unwrap_or_default()))
             && self
                 .name
                 .as_ref()
@@ -174,19 +176,18 @@ impl Target {
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut parts = Vec::new();
-        if let Some(g) = &self.group {
-            parts.push(format!("group {g:?}"));
-        }
-        if let Some(k) = &self.kind {
-            parts.push(format!("kind {k:?}"));
-        }
-        if let Some(n) = &self.name {
+        for (label, field) in [
+            ("group", &self.group),
+            ("kind", &self.kind),
+            ("name", &self.name),
+        ] {
+            let Some(n) = field else { continue };
             let pattern = n.as_str();
             let inner = pattern
                 .strip_prefix("^(?:")
                 .and_then(|p| p.strip_suffix(")$"))
                 .unwrap_or(pattern);
-            parts.push(format!("name {inner:?}"));
+            parts.push(format!("{label} {inner:?}"));
         }
         f.write_str(&parts.join(", "))
     }
@@ -207,6 +208,12 @@ mod tests {
         assert!(!t(json!({"name": "foo"})), "names are anchored");
         assert!(t(json!({"group": "apiextensions.k8s.io", "version": "v1"})));
         assert!(!t(json!({"version": "v1beta1"})));
+        // kustomize compiles group, version and kind as anchored regexes too
+        // (tests/fixtures/kustomize-trees/regex-{kind,version,group}, kubectl kustomize v5.5.0).
+        assert!(t(
+            json!({"kind": "CustomResource.*", "version": "v.", "group": "apiextensions\\..*"})
+        ));
+        assert!(!t(json!({"kind": "Custom"})));
         assert!(t(json!({"labelSelector": "a=1"})));
         assert!(!t(json!({"labelSelector": "a!=1"})));
         assert!(matches!(

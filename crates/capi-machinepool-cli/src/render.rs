@@ -1,0 +1,211 @@
+//! Rendering a kustomization directory with the real kustomize (`--kustomize`).
+//!
+//! What is run: `kustomize build --load-restrictor LoadRestrictionsRootOnly DIR`, or
+//! `kubectl kustomize --load-restrictor LoadRestrictionsRootOnly
+//! --server=unix:///capi-machinepool/no-api-server DIR`, with the environment cleared except
+//! `PATH`, `HOME` set to a fresh empty temporary directory, `KUBECONFIG=/dev/null`, standard
+//! input closed, killed after 120 seconds, and its output read up to 64 MiB (more is an
+//! error). The tree is first checked by `capi_manifests::kustomize::preflight` (no remote
+//! resources, plugins, KRM functions or Helm).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The longest a rendering may take.
+const TIMEOUT: Duration = Duration::from_secs(120);
+/// The most output read from kustomize (the documented 64 MiB document limit).
+const MAX_OUTPUT: u64 = 64 * 1024 * 1024;
+/// The API server kubectl is pointed at: a socket path that does not exist, so it can never
+/// reach a cluster (`kubectl version --client` otherwise tries localhost:8080).
+const NO_SERVER: &str = "--server=unix:///capi-machinepool/no-api-server";
+/// The most of kustomize's error output kept for messages.
+const MAX_STDERR: u64 = 16 * 1024;
+
+/// `--kustomize`: which kustomize renders directories with a kustomization.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `kustomize` on PATH, else `kubectl kustomize`, else the emulator.
+    Auto,
+    /// The emulator only.
+    Never,
+    /// This kustomize (or kubectl) binary.
+    Path(PathBuf),
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "auto" => Self::Auto,
+            "never" => Self::Never,
+            "" => return Err("auto, never or a path to kustomize or kubectl".into()),
+            path => Self::Path(PathBuf::from(path)),
+        })
+    }
+}
+
+/// A kustomize to run.
+#[derive(Clone, Debug)]
+pub struct Kustomize {
+    program: PathBuf,
+    /// True for `kubectl kustomize`.
+    kubectl: bool,
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+impl Kustomize {
+    /// The kustomize `mode` selects; `None` for the emulator.
+    pub fn find(mode: &Mode) -> Option<Self> {
+        let from = |program: PathBuf| {
+            let kubectl = program
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("kubectl"));
+            Self { program, kubectl }
+        };
+        match mode {
+            Mode::Never => None,
+            Mode::Path(p) => Some(from(p.clone())),
+            Mode::Auto => on_path("kustomize")
+                .or_else(|| on_path("kubectl"))
+                .map(from),
+        }
+    }
+
+    /// The command run for `args`, sandboxed (see the module docs).
+    fn command(&self, home: &Path, args: &[&std::ffi::OsStr]) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.env_clear();
+        if let Some(path) = std::env::var_os("PATH") {
+            cmd.env("PATH", path);
+        }
+        cmd.env("HOME", home)
+            .env("KUBECONFIG", "/dev/null")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .args(args);
+        cmd
+    }
+
+    /// Runs the sandboxed command; its standard output.
+    fn run(&self, args: &[&std::ffi::OsStr]) -> Result<Vec<u8>, String> {
+        let home = tempfile::tempdir().map_err(|e| format!("cannot make a temporary HOME: {e}"))?;
+        let mut child = self
+            .command(home.path(), args)
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", self.program.display()))?;
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let out = std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(s) = stdout {
+                let _ = s.take(MAX_OUTPUT + 1).read_to_end(&mut bytes);
+            }
+            bytes
+        });
+        let err = std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(s) = stderr {
+                let _ = s.take(MAX_STDERR).read_to_end(&mut bytes);
+            }
+            bytes
+        });
+        let start = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if start.elapsed() > TIMEOUT => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!(
+                        "{} did not finish within {} s; killed",
+                        self.name(),
+                        TIMEOUT.as_secs()
+                    ));
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(e) => return Err(format!("cannot wait for {}: {e}", self.name())),
+            }
+        };
+        let out = out.join().unwrap_or_default();
+        let err = err.join().unwrap_or_default();
+        if out.len() as u64 > MAX_OUTPUT {
+            return Err(format!(
+                "{} wrote more than {MAX_OUTPUT} bytes",
+                self.name()
+            ));
+        }
+        if !status.success() {
+            let text = String::from_utf8_lossy(&err);
+            let text = capi_diagnostics::excerpt::Excerpt::with_max_chars(text.trim(), 600);
+            return Err(format!("{} failed: {text}", self.name()));
+        }
+        Ok(out)
+    }
+
+    /// `kustomize` or `kubectl kustomize`.
+    pub fn name(&self) -> &'static str {
+        if self.kubectl {
+            "kubectl kustomize"
+        } else {
+            "kustomize"
+        }
+    }
+
+    /// The kustomize version (`v5.5.0`), or `unknown version`.
+    pub fn version(&self) -> String {
+        let args: &[&std::ffi::OsStr] = if self.kubectl {
+            &["version".as_ref(), "--client".as_ref(), NO_SERVER.as_ref()]
+        } else {
+            &["version".as_ref()]
+        };
+        let text = self
+            .run(args)
+            .map(|o| String::from_utf8_lossy(&o).into_owned())
+            .unwrap_or_default();
+        let line = if self.kubectl {
+            text.lines()
+                .find_map(|l| l.strip_prefix("Kustomize Version:"))
+                .unwrap_or_default()
+        } else {
+            text.lines().next().unwrap_or_default()
+        };
+        let v = line.trim();
+        if v.is_empty() {
+            "unknown version".into()
+        } else {
+            capi_diagnostics::excerpt::excerpt(v)
+        }
+    }
+
+    /// Renders `dir` (see the module docs for what is run).
+    ///
+    /// # Errors
+    /// kustomize fails, times out or writes too much.
+    pub fn build(&self, dir: &Path) -> Result<Vec<u8>, String> {
+        let restrict: [&std::ffi::OsStr; 2] = [
+            "--load-restrictor".as_ref(),
+            "LoadRestrictionsRootOnly".as_ref(),
+        ];
+        let mut args: Vec<&std::ffi::OsStr> = Vec::new();
+        if self.kubectl {
+            args.push("kustomize".as_ref());
+            args.extend(restrict);
+            args.push(NO_SERVER.as_ref());
+        } else {
+            args.push("build".as_ref());
+            args.extend(restrict);
+        }
+        args.push(dir.as_os_str());
+        self.run(&args)
+    }
+}
