@@ -55,6 +55,7 @@ pub(crate) fn check_crd(
         input.source.as_ref().map(Into::into),
     ));
     let contract = opts.only_contract.unwrap_or(Contract::CURRENT);
+    crate::crd_validity::check_crd_valid(report, &subject, contract, crd);
     check_names(report, &subject, contract, crd, &names);
     for v in versions_of(crd) {
         let vname = v["name"].as_str().unwrap_or_default();

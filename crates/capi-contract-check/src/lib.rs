@@ -31,6 +31,7 @@ mod catalog;
 mod checker;
 pub mod clusterclass;
 mod crd;
+mod crd_validity;
 pub mod featureset;
 mod input;
 mod inventory;

@@ -835,6 +835,25 @@ pub static INFRA_MACHINE_POOL_CRD: Rule = Rule {
     when_absent: "nothing is checked (a misspelled kind, a missing file, a wrong group): the check fails",
 };
 
+/// `crd-valid`: the API server accepts the CRD (the checker's own rule: a CRD the server
+/// refuses cannot be installed, whatever the contract rules say). Mirrors
+/// `k8s.io/apiextensions-apiserver` v0.37.2 `pkg/apis/apiextensions/validation/validation.go`
+/// (`validateCustomResourceDefinitionSpec`, `ValidateCustomResourceDefinitionNames`) and
+/// `pkg/apiserver/schema/validation.go` (`validateStructuralInvariants`).
+pub static CRD_VALID: Rule = Rule {
+    id: "crd-valid",
+    title: "The API server accepts the CRD",
+    level: Level::Must,
+    contracts: BOTH,
+    applies_to: AppliesTo::AllResources,
+    checked_on: CheckedOn::Crd,
+    anchor: "inframachinepool-inframachinepoollist-resource-definition",
+    field: "spec (group, scope, names, versions, schemas)",
+    shape: "one storage version, unique DNS-1035 version names, lower-case plural, boolean served/storage, a `type` on every schema node",
+    read_by: "the API server (`kubectl apply` of the provider's CRDs)",
+    when_absent: "the CRD is refused: the provider cannot be installed",
+};
+
 /// Every rule, in contract page order.
 pub static RULES: &[&Rule] = &[
     &SCOPE,
@@ -872,6 +891,7 @@ pub static RULES: &[&Rule] = &[
     &CLUSTERCTL,
     &DEPRECATED_CONTRACT,
     &INFRA_MACHINE_POOL_CRD,
+    &CRD_VALID,
     &KUSTOMIZE_RENDERING,
     &SERVED_VERSION_UNLABELLED,
     &CAPABILITY_ANNOTATION,

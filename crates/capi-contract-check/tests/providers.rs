@@ -95,6 +95,8 @@ fn capi_dev_devmachinepool() {
             "contract-label",
             "contract-label-served",
             "crd-name",
+            // The API server accepts this upstream CRD (the e2e suite submits it).
+            "crd-valid",
             "deprecated-contract",
             "instances",
             "list-kind",

@@ -98,9 +98,9 @@ fn every_format_names_file_document_and_line() {
     );
     assert!(text.lines().any(|l| l.starts_with("::warning ")));
     assert!(
-        // 34 passes: served-version-unlabelled on both CRDs and template-schema-compatible
-        // count too.
-        text.ends_with("capi-machinepool check: 2 fail, 2 warn, 1 info, 34 pass\n"),
+        // 36 passes: served-version-unlabelled on both CRDs, crd-valid on both CRDs and
+        // template-schema-compatible count too.
+        text.ends_with("capi-machinepool check: 2 fail, 2 warn, 1 info, 36 pass\n"),
         "{text}"
     );
     let o = run(&["check", "--kustomize", "never", &tree("capi-dev")], None);

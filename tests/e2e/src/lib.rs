@@ -1,0 +1,302 @@
+//! End-to-end test harness: a real `apiextensions-apiserver` (the Go program in
+//! `tests/go/apiserver`, upstream's own test server over an embedded etcd, on loopback) and
+//! the example conversion webhook (`examples/conversion-webhook`) served over real TLS.
+//!
+//! Both are started once per test binary and shared by its tests: the API server stops when
+//! the test process exits (its standard input closes), the webhook runs on its own runtime.
+//! Without a Go toolchain [`api_server`] returns `None` after printing
+//! `skipped: no Go toolchain` (a failure when `CAPI_REQUIRE_GO=1`).
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use capi_test_support::go_tool::build_go_tool;
+
+/// What the Go program prints once the server answers `/healthz`.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    /// `https://127.0.0.1:PORT`.
+    pub server: String,
+    /// PEM of the CA that signed the server's loopback certificate.
+    pub ca_pem: String,
+    /// The name that certificate is issued for.
+    pub tls_server_name: String,
+    /// A bearer token with full rights (the server's loopback token).
+    pub token: String,
+}
+
+/// A running API server.
+pub struct ApiServer {
+    /// Where it listens and how to authenticate.
+    pub endpoint: Endpoint,
+    /// Its log file (stderr of the Go program).
+    pub log: PathBuf,
+    kubeconfig: String,
+    // Kept so that stdin stays open (closing it stops the server).
+    _child: Mutex<Child>,
+}
+
+impl ApiServer {
+    /// A client for this server, bound to the current tokio runtime.
+    ///
+    /// # Panics
+    /// When the kubeconfig the harness wrote cannot be read by kube.
+    pub async fn client(&self) -> kube::Client {
+        let kubeconfig = kube::config::Kubeconfig::from_yaml(&self.kubeconfig)
+            .expect("the harness's kubeconfig parses");
+        let config = kube::Config::from_custom_kubeconfig(
+            kubeconfig,
+            &kube::config::KubeConfigOptions::default(),
+        )
+        .await
+        .expect("kube reads the harness's kubeconfig");
+        kube::Client::try_from(config).expect("kube client")
+    }
+}
+
+/// The shared API server of this test binary (started on first use), or `None` without Go.
+///
+/// # Panics
+/// When the Go build fails or the server does not start within three minutes.
+pub fn api_server() -> Option<&'static ApiServer> {
+    static SERVER: OnceLock<Option<ApiServer>> = OnceLock::new();
+    SERVER.get_or_init(start_api_server).as_ref()
+}
+
+fn start_api_server() -> Option<ApiServer> {
+    let bin = build_go_tool("tests/go/apiserver", ".", "capi-e2e-apiserver")?;
+    let dir = capi_test_support::go_tool::go_bin_dir().join(format!("e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create the e2e run directory");
+    let log = dir.join("apiserver.log");
+    let stderr = std::fs::File::create(&log).expect("create the API server log");
+    let mut child = Command::new(&bin)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let read = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(read.map(|_| line));
+    });
+    let line = match rx.recv_timeout(Duration::from_secs(180)) {
+        Ok(Ok(line)) if !line.trim().is_empty() => line,
+        other => {
+            let _ = child.kill();
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            panic!(
+                "the API server did not start ({other:?}); its log {}:\n{text}",
+                log.display()
+            );
+        }
+    };
+    let v: serde_json::Value = serde_json::from_str(&line)
+        .unwrap_or_else(|e| panic!("the API server printed {line:?}: {e}"));
+    let field = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
+    let endpoint = Endpoint {
+        server: field("server"),
+        ca_pem: field("ca_pem"),
+        tls_server_name: field("tls_server_name"),
+        token: field("token"),
+    };
+    let ca = dir.join("ca.pem");
+    std::fs::write(&ca, &endpoint.ca_pem).expect("write the CA");
+    let server_name = if endpoint.tls_server_name.is_empty() {
+        String::new()
+    } else {
+        format!("    tls-server-name: {}\n", endpoint.tls_server_name)
+    };
+    let kubeconfig = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: e2e\n  cluster:\n    server: {}\n    certificate-authority: {}\n{server_name}users:\n- name: e2e\n  user:\n    token: {}\ncontexts:\n- name: e2e\n  context:\n    cluster: e2e\n    user: e2e\n    namespace: default\ncurrent-context: e2e\n",
+        endpoint.server,
+        ca.display(),
+        endpoint.token,
+    );
+    Some(ApiServer {
+        endpoint,
+        log,
+        kubeconfig,
+        _child: Mutex::new(child),
+    })
+}
+
+/// The example conversion webhook, served over TLS on loopback.
+pub struct Webhook {
+    /// `https://127.0.0.1:PORT/convert`.
+    pub url: String,
+    /// PEM of its (self-signed) certificate: the CRD's `caBundle`.
+    pub ca_pem: String,
+}
+
+/// The CRDs whose contract labels the webhook resolves references with: the same
+/// `group/Kind=apiVersion` map upstream's frozen answers used
+/// (tests/fixtures/conversion-upstream/README.md, "map").
+pub const REFERENCE_CRDS: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: kubeadmconfigs.bootstrap.cluster.x-k8s.io, labels: {cluster.x-k8s.io/v1beta2: v1beta2}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: talosconfigs.bootstrap.cluster.x-k8s.io, labels: {cluster.x-k8s.io/v1beta2: v1alpha3}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: devmachinepools.infrastructure.cluster.x-k8s.io, labels: {cluster.x-k8s.io/v1beta2: v1beta2}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: dockermachinepools.infrastructure.cluster.x-k8s.io, labels: {cluster.x-k8s.io/v1beta2: v1beta2}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: awsmachinepools.infrastructure.cluster.x-k8s.io, labels: {cluster.x-k8s.io/v1beta2: v1beta2}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: azuremachinepools.infrastructure.cluster.x-k8s.io, labels: {cluster.x-k8s.io/v1beta2: v1beta1}}
+";
+
+/// The shared webhook of this test binary (started on first use).
+///
+/// # Panics
+/// When the certificate cannot be made or the server cannot start.
+pub fn webhook() -> &'static Webhook {
+    static WEBHOOK: OnceLock<Webhook> = OnceLock::new();
+    WEBHOOK.get_or_init(start_webhook)
+}
+
+fn start_webhook() -> Webhook {
+    let dir = capi_test_support::go_tool::go_bin_dir()
+        .join(format!("e2e-{}", std::process::id()))
+        .join("webhook");
+    std::fs::create_dir_all(&dir).expect("create the webhook directory");
+    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()])
+        .expect("a self-signed certificate");
+    let ca_pem = cert.cert.pem();
+    std::fs::write(dir.join("tls.crt"), &ca_pem).expect("write tls.crt");
+    std::fs::write(dir.join("tls.key"), cert.signing_key.serialize_pem()).expect("write tls.key");
+    std::fs::write(dir.join("references.yaml"), REFERENCE_CRDS).expect("write the CRDs");
+    let config = conversion_webhook::Config {
+        addr: ([127, 0, 0, 1], 0).into(),
+        cert: dir.join("tls.crt"),
+        key: dir.join("tls.key"),
+        crds: vec![dir.join("references.yaml")],
+        max_body_bytes: 3 << 20,
+        request_timeout: Duration::from_secs(10),
+        reload_interval: Duration::from_secs(3600),
+        limits: conversion_webhook::Limits::default(),
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("webhook runtime");
+        runtime.block_on(async move {
+            let running = conversion_webhook::start(config, std::future::pending()).await;
+            match running {
+                Ok(running) => {
+                    let _ = tx.send(Ok(running.addr));
+                    let _ = running.done.await;
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                }
+            }
+        });
+    });
+    let addr = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the webhook starts")
+        .unwrap_or_else(|e| panic!("the webhook did not start: {e}"));
+    Webhook {
+        url: format!("https://{addr}/convert"),
+        ca_pem,
+    }
+}
+
+/// The MachinePool CRD `capi-machinepool crd` prints, with `spec.conversion` pointing at
+/// `webhook` (`caBundle` its certificate).
+#[must_use]
+pub fn machine_pool_crd_with_webhook(webhook: &Webhook) -> serde_json::Value {
+    let mut crd = capi_machinepool_api::machine_pool_crd_value();
+    let ca_bundle =
+        serde_json::to_value(k8s_openapi::ByteString(webhook.ca_pem.as_bytes().to_vec()))
+            .expect("a ByteString serializes");
+    crd["spec"]["conversion"] = serde_json::json!({
+        "strategy": "Webhook",
+        "webhook": {
+            "clientConfig": {"url": webhook.url, "caBundle": ca_bundle},
+            "conversionReviewVersions": ["v1"],
+        }
+    });
+    crd
+}
+
+/// Creates the CRD `crd` (raw JSON, as a user would `kubectl create` it) and waits until it
+/// is Established; `Err` carries the server's refusal.
+///
+/// # Errors
+/// The API server's answer when it refuses the CRD.
+pub async fn create_crd(client: &kube::Client, crd: &serde_json::Value) -> Result<(), kube::Error> {
+    let name = crd["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let body = serde_json::to_vec(crd).map_err(kube::Error::SerdeError)?;
+    let request = http_request(
+        "POST",
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        body,
+    );
+    let _: serde_json::Value = client.request(request).await?;
+    wait_established(client, &name).await;
+    Ok(())
+}
+
+/// A raw JSON request.
+///
+/// # Panics
+/// Never for the methods and paths the tests use.
+#[must_use]
+pub fn http_request(method: &str, path: &str, body: Vec<u8>) -> http::Request<Vec<u8>> {
+    http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("content-type", "application/json")
+        .body(body)
+        .expect("a valid request")
+}
+
+/// Waits (up to a minute) for the CRD `name` to be Established.
+///
+/// # Panics
+/// When it is not Established within a minute.
+pub async fn wait_established(client: &kube::Client, name: &str) {
+    let api: kube::Api<
+        k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    > = kube::Api::all(client.clone());
+    for _ in 0..600 {
+        if let Ok(crd) = api.get(name).await {
+            let established = crd
+                .status
+                .and_then(|s| s.conditions)
+                .unwrap_or_default()
+                .iter()
+                .any(|c| c.type_ == "Established" && c.status == "True");
+            if established {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("CRD {name} not Established after a minute");
+}
