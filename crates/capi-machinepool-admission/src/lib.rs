@@ -30,7 +30,7 @@ mod pipeline;
 
 pub use field_error::{FieldError, FieldErrorType};
 pub use meta::validate_object_meta;
-pub use pipeline::{Admission, AdmissionError, Admitted, Finding, Severity};
+pub use pipeline::{Admission, AdmissionError, Admitted, Finding, Severity, unknown_fields};
 
 use capi_machinepool_api::constants::{
     AUTOSCALER_MAX_SIZE_ANNOTATION, AUTOSCALER_MIN_SIZE_ANNOTATION, CLUSTER_NAME_LABEL,

@@ -314,6 +314,20 @@ fn dropped(path: &str, input: &Value, output: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// The fields of `value` (paths such as `spec.someFutureField`) that the typed object `T`
+/// does not carry: decoding drops them, as the API server prunes fields its schema does not
+/// know. Empty when `value` does not decode as `T` (the decoding error says more).
+#[must_use]
+pub fn unknown_fields<T: DeserializeOwned + Serialize>(value: &Value) -> Vec<String> {
+    let mut lost = Vec::new();
+    if let Ok(typed) = serde_json::from_value::<T>(value.clone())
+        && let Ok(out) = serde_json::to_value(&typed)
+    {
+        dropped("", value, &out, &mut lost);
+    }
+    lost
+}
+
 /// Decodes the typed object and lists the fields it would drop.
 fn decode<T: DeserializeOwned + Serialize>(
     value: &Value,

@@ -5,7 +5,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use capi_manifests::load::{StreamDocument, stream};
-use capi_manifests::{Limits, ManifestError};
+use capi_manifests::{Limits, ManifestError, Source};
 
 /// The limits of every input (see `capi_manifests::Limits` for the values and why).
 pub fn limits() -> Limits {
@@ -40,6 +40,40 @@ pub fn for_each_document(
     };
     for item in stream(reader, &name, limits()) {
         each(item.map_err(|e| message(&e))?)?;
+    }
+    Ok(())
+}
+
+/// Calls `each` with every object of the stream of `path`: each document, and each item of a
+/// `List` or `<Kind>List` document (as kubectl reads them, see `capi_manifests::list`), in
+/// order; empty documents and `null`s are left out.
+pub fn for_each_object(
+    path: &Path,
+    mut each: impl FnMut(Source, serde_json::Value) -> Result<(), crate::output::Failure>,
+) -> Result<(), crate::output::Failure> {
+    for_each_document(path, |doc| {
+        let Some(value) = doc.value.filter(|v| !v.is_null()) else {
+            return Ok(());
+        };
+        let items = capi_manifests::list::items(&doc.raw.source, value).map_err(|e| message(&e))?;
+        for (source, value) in items {
+            each(source, value)?;
+        }
+        Ok(())
+    })
+}
+
+/// Refuses a command line that names standard input (`-`) more than once: the first reader
+/// would drain it and the others would silently read nothing.
+pub fn stdin_once<'a>(
+    paths: impl IntoIterator<Item = &'a Path>,
+) -> Result<(), crate::output::Failure> {
+    let named = paths.into_iter().filter(|p| *p == Path::new("-")).count();
+    if named > 1 {
+        return Err(format!(
+            "standard input (`-`) is named {named} times; it can be read only once"
+        )
+        .into());
     }
     Ok(())
 }

@@ -102,6 +102,10 @@ enum Command {
         /// Input file (`-` for stdin).
         #[arg(short = 'f', long = "file")]
         file: PathBuf,
+        /// Fail (exit 2, nothing written) instead of warning when the conversion drops a field
+        /// the MachinePool API does not know.
+        #[arg(long)]
+        strict: bool,
     },
     /// Read a ConversionReview JSON on stdin, write the response on stdout.
     Review {
@@ -173,7 +177,8 @@ fn main() -> ExitCode {
             crds,
             map,
             file,
-        } => cmd::convert::run(to, &crds, &map, &file),
+            strict,
+        } => cmd::convert::run(to, &crds, &map, &file, strict),
         Command::Review { crds, map } => cmd::review::run(&crds, &map),
         Command::Check {
             mut paths,

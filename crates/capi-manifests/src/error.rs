@@ -44,6 +44,14 @@ pub enum ManifestError {
         /// The limit ([`crate::Limits::max_document_bytes`]).
         limit: usize,
     },
+    /// A `List` document whose items kubectl could not read.
+    #[error("{document}: {message}")]
+    BadList {
+        /// The document (or its item).
+        document: Source,
+        /// What is wrong.
+        message: String,
+    },
     /// A document is not valid YAML (or breaks a parser limit).
     #[error("{document} (line {line}): {message}")]
     Syntax {

@@ -8,6 +8,7 @@
 //!   without devices or FIFOs, without reading more than the limits.
 //! * [`kustomize`]: what `kustomize build` does to resources' labels, annotations and
 //!   patches, and notes naming what is not emulated.
+//! * [`list`]: `List` and `<Kind>List` documents read item by item, as kubectl reads them.
 //! * [`load`]: all of it for a list of paths (`-` is standard input).
 //!
 //! ```
@@ -27,6 +28,7 @@ pub mod compare;
 mod error;
 pub mod kustomize;
 mod limits;
+pub mod list;
 pub mod load;
 pub mod parse;
 mod source;

@@ -53,9 +53,10 @@ pub fn stream<R: BufRead>(
 pub use crate::parse::documents;
 
 /// Keeps a document, counting its nodes against the load's budget.
+/// A `List` document is kept item by item (see [`crate::list`]).
 fn keep(out: &mut Loaded, budget: &mut Budget, doc: Document) -> Result<(), ManifestError> {
     budget.charge_value(&doc.value, &doc.source.to_string())?;
-    out.documents.push(doc);
+    out.documents.extend(crate::list::expand(doc)?);
     Ok(())
 }
 

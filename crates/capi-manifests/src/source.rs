@@ -21,6 +21,9 @@ pub struct Source {
     pub document: usize,
     /// First line of the document (1-based).
     pub line: usize,
+    /// Index of the item, for an object read from the `items` of a `List` document (see
+    /// [`crate::list`]); `None` for a document read as it is.
+    pub item: Option<usize>,
 }
 
 impl Source {
@@ -31,6 +34,16 @@ impl Source {
             file: file.into(),
             document,
             line,
+            item: None,
+        }
+    }
+
+    /// The source of item `index` of the `List` document at this source.
+    #[must_use]
+    pub fn with_item(&self, index: usize) -> Self {
+        Self {
+            item: Some(index),
+            ..self.clone()
         }
     }
 
@@ -43,6 +56,10 @@ impl Source {
 
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}#{}", self.file, self.document)
+        write!(f, "{}#{}", self.file, self.document)?;
+        match self.item {
+            Some(item) => write!(f, ".items[{item}]"),
+            None => Ok(()),
+        }
     }
 }

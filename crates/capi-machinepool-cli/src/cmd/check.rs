@@ -111,10 +111,8 @@ fn read_rendered(
 
 /// Streams the objects into the checker.
 fn read_objects(checker: &mut Checker, objects: &std::path::Path) -> Result<(), Failure> {
-    crate::input::for_each_document(objects, |item| {
-        if let Some(value) = item.value.filter(|v| !v.is_null()) {
-            checker.add_object(&value, Some(&item.raw.source));
-        }
+    crate::input::for_each_object(objects, |source, value| {
+        checker.add_object(&value, Some(&source));
         Ok(())
     })
 }
@@ -144,6 +142,13 @@ fn render(report: &Report, args: &Args) -> Result<String, Failure> {
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, Failure> {
+    crate::input::stdin_once(
+        args.paths
+            .iter()
+            .chain(&args.objects)
+            .chain(&args.nodes)
+            .map(PathBuf::as_path),
+    )?;
     if let (Some(nodes), Some(objects)) = (&args.nodes, &args.objects) {
         return super::nodes::run(objects, nodes, args.format);
     }

@@ -6,6 +6,12 @@
 //! to an anonymous temporary file (deleted by the system when closed, whatever happens) and
 //! copied to standard output only once every document has converted. Memory stays bounded by
 //! the largest document; the temporary directory holds one copy of the output.
+//!
+//! A `List` or `<Kind>List` document (`kubectl get machinepools -o yaml`) is read item by item
+//! as kubectl reads it and written back as one list, its MachinePools converted, items in
+//! order. Fields the typed API does not know are dropped by conversion (the API server would
+//! prune them too): each dropped field path is a warning on standard error, and with
+//! `--strict` an error (nothing is written).
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, Write};
@@ -14,7 +20,10 @@ use std::process::ExitCode;
 
 use capi_diagnostics::error_chain;
 use capi_machinepool_api::constants::{API_VERSION_V1BETA1, API_VERSION_V1BETA2, is_machine_pool};
+use capi_machinepool_api::{v1beta1, v1beta2};
 use capi_machinepool_conversion::{ObjectConverter, machine_pool_converter};
+use capi_manifests::Source;
+use serde_json::Value;
 
 use crate::Version;
 use crate::output::{Failure, Output};
@@ -55,12 +64,93 @@ impl Spool {
     }
 }
 
+/// Fields of a MachinePool that its version's typed API does not carry (conversion drops them).
+fn dropped_fields(value: &Value) -> Vec<String> {
+    if value["apiVersion"] == API_VERSION_V1BETA1 {
+        capi_machinepool_admission::unknown_fields::<v1beta1::MachinePool>(value)
+    } else {
+        capi_machinepool_admission::unknown_fields::<v1beta2::MachinePool>(value)
+    }
+}
+
+/// Converts one object when it is a MachinePool not at the target version; `None` leaves it
+/// untouched. Dropped fields are warned about (or, `strict`, refused).
+fn convert_object(
+    converter: &impl ObjectConverter,
+    source: &Source,
+    value: &Value,
+    target: &str,
+    strict: bool,
+) -> Result<Option<Value>, Failure> {
+    // Already at the target version: untouched, like every other document.
+    if !is_machine_pool(value) || value["apiVersion"] == target {
+        return Ok(None);
+    }
+    let dropped = dropped_fields(value);
+    for path in &dropped {
+        let path = capi_diagnostics::excerpt::excerpt(path);
+        if strict {
+            return Err(format!(
+                "{source}: {path}: unknown field, conversion would drop it (--strict); nothing was written"
+            )
+            .into());
+        }
+        eprintln!("warning: {source}: {path}: unknown field, dropped by the conversion");
+    }
+    converter
+        .convert_value(value, target)
+        .map(Some)
+        .map_err(|e| {
+            format!(
+                "{source}: cannot convert to {target}: {}; nothing was written",
+                error_chain(&e)
+            )
+            .into()
+        })
+}
+
+/// Converts the MachinePools among the items of a `List` document; `None` when none changed.
+fn convert_list(
+    converter: &impl ObjectConverter,
+    source: &Source,
+    mut list: Value,
+    target: &str,
+    strict: bool,
+) -> Result<Option<Value>, Failure> {
+    let items =
+        capi_manifests::list::items(source, list.clone()).map_err(|e| crate::input::message(&e))?;
+    let mut changed = false;
+    let mut out = Vec::with_capacity(items.len());
+    for ((item_source, item), raw) in items.into_iter().zip(
+        list["items"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default(),
+    ) {
+        match convert_object(converter, &item_source, &item, target, strict)? {
+            Some(converted) => {
+                changed = true;
+                out.push(converted);
+            }
+            // Untouched items stay as they were written (no inferred kind added).
+            None => out.push(raw.clone()),
+        }
+    }
+    if !changed {
+        return Ok(None);
+    }
+    list["items"] = Value::Array(out);
+    Ok(Some(list))
+}
+
 pub fn run(
     to: Version,
     crds: &[PathBuf],
     map: &[String],
     file: &Path,
+    strict: bool,
 ) -> Result<ExitCode, Failure> {
+    crate::input::stdin_once(crds.iter().map(PathBuf::as_path).chain([file]))?;
     let converter = machine_pool_converter(super::resolver(crds, map)?);
     let target = match to {
         Version::V1beta1 => API_VERSION_V1BETA1,
@@ -75,21 +165,21 @@ pub fn run(
             return Ok(());
         }
         spool.write(b"---\n")?;
-        match doc.value {
-            // Already at the target version: untouched, like every other document.
-            Some(value) if is_machine_pool(&value) && value["apiVersion"] != target => {
-                let converted = converter.convert_value(&value, target).map_err(|e| {
-                    format!(
-                        "{}: cannot convert to {target}: {}; nothing was written",
-                        doc.raw.source,
-                        error_chain(&e)
-                    )
-                })?;
+        let source = &doc.raw.source;
+        let converted = match doc.value {
+            Some(value) if capi_manifests::list::is_list(&value) => {
+                convert_list(&converter, source, value, target, strict)?
+            }
+            Some(value) => convert_object(&converter, source, &value, target, strict)?,
+            None => None,
+        };
+        match converted {
+            Some(converted) => {
                 let yaml = serde_saphyr::to_string(&converted)
-                    .map_err(|e| format!("{}: {e}; nothing was written", doc.raw.source))?;
+                    .map_err(|e| format!("{source}: {e}; nothing was written"))?;
                 spool.write(yaml.as_bytes())?;
             }
-            _ => {
+            None => {
                 spool.write(doc.raw.text.as_bytes())?;
                 if !doc.raw.text.ends_with('\n') {
                     spool.write(b"\n")?;

@@ -62,10 +62,8 @@ fn pool(value: &Value, source: String) -> Result<Option<Pool>, Failure> {
 
 fn read_pools(path: &Path) -> Result<Vec<Pool>, Failure> {
     let mut pools = Vec::new();
-    crate::input::for_each_document(path, |item| {
-        if let Some(value) = item.value.filter(|v| !v.is_null())
-            && let Some(p) = pool(&value, item.raw.source.to_string())?
-        {
+    crate::input::for_each_object(path, |source, value| {
+        if let Some(p) = pool(&value, source.to_string())? {
             pools.push(p);
         }
         Ok(())

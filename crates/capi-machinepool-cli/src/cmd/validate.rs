@@ -32,17 +32,14 @@ pub fn run(
         validation = validation.with_control_plane_version(VersionAt::new(version, FLAG));
     }
     if let Some(old) = old {
-        crate::input::for_each_document(old, |doc| {
-            if let Some(value) = doc.value {
-                validation.add_stored(&value);
-            }
+        crate::input::stdin_once([file, old])?;
+        crate::input::for_each_object(old, |_, value| {
+            validation.add_stored(&value);
             Ok(())
         })?;
     }
-    crate::input::for_each_document(file, |doc| {
-        if let Some(value) = doc.value {
-            validation.add(doc.raw.source.to_string(), &value);
-        }
+    crate::input::for_each_object(file, |source, value| {
+        validation.add(source.to_string(), &value);
         Ok(())
     })?;
     let report = validation.finish();

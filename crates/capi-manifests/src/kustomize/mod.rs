@@ -440,9 +440,11 @@ impl Ctx<'_> {
             )));
         };
         let shown = display(&path);
-        let docs = documents(&text, &shown, self.tree.limits())?;
-        for doc in &docs {
+        let mut docs = Vec::new();
+        for doc in documents(&text, &shown, self.tree.limits())? {
             self.tree.budget().charge_value(&doc.value, &shown)?;
+            // kustomize reads a List resource item by item, as kubectl does.
+            docs.extend(crate::list::expand(doc)?);
         }
         Ok(docs)
     }
