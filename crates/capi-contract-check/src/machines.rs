@@ -31,13 +31,7 @@ pub(crate) fn check(report: &mut Report, catalog: &Catalog, inventory: &Inventor
                 continue;
             }
             Err(e) => {
-                report
-                    .check(
-                        &rules::MACHINE_POOL_MACHINE_CRD,
-                        &pool.meta.subject,
-                        pool.contract,
-                        "status.infrastructureMachineKind",
-                    )
+                machine_kind_check(report, pool)
                     .fail(e.to_string(), "set it to the InfraMachine kind, a string");
                 continue;
             }
@@ -191,6 +185,16 @@ fn crd_problems(crd: &CrdFacts, kind: &str, version: &str) -> Vec<String> {
     problems
 }
 
+/// The `machine-pool-machine-crd` finding on the pool's `status.infrastructureMachineKind`.
+fn machine_kind_check<'r>(report: &'r mut Report, pool: &PoolObject) -> crate::report::Check<'r> {
+    report.check(
+        &rules::MACHINE_POOL_MACHINE_CRD,
+        &pool.meta.subject,
+        pool.contract,
+        "status.infrastructureMachineKind",
+    )
+}
+
 /// A pool that owns objects (owner references) but never sets
 /// `status.infrastructureMachineKind`: the MachinePool controller creates Machines only for
 /// pools that set it, so these objects never become Machines.
@@ -204,14 +208,7 @@ fn never_machines(report: &mut Report, pool: &PoolObject, inventory: &Inventory)
     let Some(first) = owned.first() else {
         return;
     };
-    report
-        .check(
-            &rules::MACHINE_POOL_MACHINE_CRD,
-            &pool.meta.subject,
-            pool.contract,
-            "status.infrastructureMachineKind",
-        )
-        .fail(
+    machine_kind_check(report, pool).fail(
             format!(
                 "{} owns {} {} object(s) (first: {}) but status.infrastructureMachineKind is not set: Cluster API will never create Machines for them (no drain, no MachineHealthCheck)",
                 p.name,

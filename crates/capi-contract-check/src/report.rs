@@ -325,11 +325,24 @@ impl Report {
     /// ```
     #[must_use]
     pub fn outcome(&self, rule: &Rule) -> Option<Outcome> {
-        self.findings
-            .iter()
-            .filter(|f| f.rule.id == rule.id)
+        self.findings_of(rule.id)
+            .into_iter()
             .map(|f| f.outcome)
             .min()
+    }
+
+    /// The findings of the rule with id `rule_id` (e.g. `"crd-valid"`), in report order.
+    ///
+    /// ```
+    /// use capi_contract_check::Report;
+    /// assert!(Report::default().findings_of("scope").is_empty());
+    /// ```
+    #[must_use]
+    pub fn findings_of(&self, rule_id: &str) -> Vec<&Finding> {
+        self.findings
+            .iter()
+            .filter(|f| f.rule.id == rule_id)
+            .collect()
     }
 
     /// The rules with a failing finding, each once, in report order.

@@ -23,11 +23,7 @@ fn check(crds: &[Value], objects: &[Value]) -> Report {
 }
 
 fn of_rule<'a>(report: &'a Report, rule: &str) -> Vec<&'a Finding> {
-    report
-        .findings
-        .iter()
-        .filter(|f| f.rule.id == rule)
-        .collect()
+    report.findings_of(rule)
 }
 
 /// A DockerMachinePool as CAPD's controller leaves it (v1beta2, labelled and owned as core's

@@ -47,11 +47,7 @@ fn check_with(drop: &[&str], objects: &[Value]) -> Report {
 }
 
 fn of_rule<'a>(report: &'a Report, rule: &str) -> Vec<&'a Finding> {
-    report
-        .findings
-        .iter()
-        .filter(|f| f.rule.id == rule)
-        .collect()
+    report.findings_of(rule)
 }
 
 fn by_name<'a>(objects: &'a mut [Value], kind: &str, name: &str) -> &'a mut Value {
