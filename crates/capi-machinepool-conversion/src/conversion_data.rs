@@ -14,6 +14,7 @@ use capi_machinepool_api::wire;
 use kube_core::ObjectMeta;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::ConversionError;
@@ -103,8 +104,41 @@ const OMITTED_ROOT_MEMBERS: [&str; 2] = ["metadata", "spec"];
 pub fn decode<H: DeserializeOwned>(data: &str) -> Result<Option<H>, serde_json::Error> {
     match serde_json::from_str::<Option<H>>(data) {
         Ok(hub) => Ok(hub),
-        Err(first) => decode_with_omitted_members(data, first).map(Some),
+        Err(first) => match without_type_meta(data) {
+            // Decoded again without the TypeMeta strings, which then cannot fail the decode.
+            Some(text) => decode(&text),
+            None => decode_with_omitted_members(data, first).map(Some),
+        },
     }
+}
+
+/// The text without its root `apiVersion` and `kind` when either is a string (`None` when
+/// the text is not an object or has no such string).
+///
+/// Upstream's `UnmarshalData` (`util/conversion/conversion.go`, line 121 at Cluster API
+/// ae7ff047) is a plain JSON decode into the hub: the annotation's TypeMeta is read into the
+/// hub's `TypeMeta` and never checked, so a text naming another kind (or another version)
+/// restores its `spec` and `status` all the same; the conversion then sets the hub's own
+/// TypeMeta. A root type that checks its TypeMeta (as the MachinePool types do for objects
+/// the API server sends) would fail the whole conversion instead, so the strings are left out
+/// here. A TypeMeta of another JSON type (a number, say) still fails, as in Go.
+fn without_type_meta(data: &str) -> Option<String> {
+    // Raw member values: everything else is decoded from its own bytes afterwards.
+    let mut object: BTreeMap<String, Box<RawValue>> = serde_json::from_str(data).ok()?;
+    let mut removed = false;
+    for member in ["apiVersion", "kind"] {
+        if object
+            .get(member)
+            .is_some_and(|v| v.get().trim_start().starts_with('"'))
+        {
+            object.remove(member);
+            removed = true;
+        }
+    }
+    if !removed {
+        return None;
+    }
+    serde_json::to_string(&object).ok()
 }
 
 /// Decodes an object's JSON text into `T`, reading a missing `metadata` or `spec` as `{}`

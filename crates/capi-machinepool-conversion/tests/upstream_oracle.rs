@@ -205,3 +205,81 @@ proptest! {
         agree(oracle, &input, &["v1beta1", "v1beta2"])?;
     }
 }
+
+/// Conversion-data texts whose reading issue 31 questioned, each checked against upstream's
+/// `UnmarshalData` (`util/conversion/conversion.go` lines 115-127 at ae7ff047: a plain
+/// `k8s.io/apimachinery/pkg/util/json` decode, case-sensitive keys, TypeMeta never checked),
+/// called through the oracle's `unmarshal-data`, and through a whole up-conversion.
+const CONVERSION_DATA_TEXTS: &[&str] = &[
+    // Capitalised keys: Go's case-sensitive decode ignores them, as unknown keys.
+    r#"{"Status":{"replicas":3}}"#,
+    r#"{"status":{"Initialization":{"bootstrapDataSecretCreated":true}}}"#,
+    r#"{"status":{"initialization":{"BootstrapDataSecretCreated":true,"infrastructureProvisioned":false}}}"#,
+    r#"{"Spec":{"replicas":4},"status":{"replicas":2}}"#,
+    // Another kind's TypeMeta: read and not checked; spec and status are restored.
+    r#"{"apiVersion":"v1","kind":"Pod","status":{"replicas":2,"initialization":{"infrastructureProvisioned":true}}}"#,
+    r#"{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta2","kind":"DockerMachinePool","spec":{"replicas":5}}"#,
+    r#"{"kind":"MachinePool","apiVersion":"cluster.x-k8s.io/v1beta1","status":{"initialization":{"bootstrapDataSecretCreated":true}}}"#,
+    r#"{"kind":"Other"}"#,
+    // A TypeMeta that is not a string fails in Go too.
+    r#"{"apiVersion":7,"status":{"replicas":1}}"#,
+    r#"{"kind":{"a":1}}"#,
+];
+
+/// A real v1beta1 object (the `c6b` upstream-answers fixture) carrying `text` as conversion
+/// data.
+fn spoke_with_conversion_data(text: &str) -> Value {
+    let path = capi_test_support::workspace_root()
+        .join("tests/fixtures/conversion-upstream/c6b-spoke-with-annotation.json");
+    let case: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut input = case["input"].clone();
+    input["metadata"]["annotations"] = serde_json::json!({
+        CONVERSION_DATA_ANNOTATION: text, "keep": "me",
+    });
+    input
+}
+
+/// Without `apiVersion` and `kind`, which upstream's restored object keeps as read and ours
+/// does not hold (the conversion sets the hub's own TypeMeta on both sides).
+fn without_type_meta(mut v: Value) -> Value {
+    if let Some(o) = v.as_object_mut() {
+        o.remove("apiVersion");
+        o.remove("kind");
+    }
+    v
+}
+
+#[test]
+fn conversion_data_is_read_as_upstream_reads_it() {
+    use capi_machinepool_conversion::conversion_data::unmarshal;
+    let Some(oracle) = oracle() else { return };
+    for text in CONVERSION_DATA_TEXTS {
+        let spoke = spoke_with_conversion_data(text);
+        let annotations = &spoke["metadata"]["annotations"];
+        let theirs = oracle.unmarshal_data(annotations);
+        let mut meta: kube_core::ObjectMeta =
+            serde_json::from_value(spoke["metadata"].clone()).unwrap();
+        let ours = unmarshal::<v1beta2::MachinePool>(&mut meta);
+        match (ours, theirs) {
+            (Err(_), Answer::Err(_)) => {}
+            (Ok(restored), Answer::Ok { value, .. }) => {
+                assert_eq!(value["found"], true, "{text}");
+                let restored = restored.unwrap_or_default();
+                assert_eq!(
+                    without_type_meta(serde_json::to_value(&restored).unwrap()),
+                    without_type_meta(value["restored"].clone()),
+                    "restored from {text}"
+                );
+                assert_eq!(
+                    serde_json::to_value(&meta.annotations).unwrap(),
+                    value["annotations"],
+                    "annotations left after {text}"
+                );
+            }
+            (ours, theirs) => panic!("{text}: ours {ours:?}, upstream {theirs:?}"),
+        }
+        // And the whole up-conversion, byte for byte.
+        let input = serde_json::to_string(&spoke).unwrap();
+        agree(oracle, &input, &["v1beta2"]).unwrap();
+    }
+}
