@@ -187,3 +187,55 @@ fn add_omitted_members(object: &mut Map<String, Value>) -> bool {
     }
     added
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use capi_machinepool_api::v1beta2;
+
+    fn meta_with(text: &str) -> ObjectMeta {
+        ObjectMeta {
+            annotations: Some(BTreeMap::from([(
+                CONVERSION_DATA_ANNOTATION.to_owned(),
+                text.to_owned(),
+            )])),
+            ..ObjectMeta::default()
+        }
+    }
+
+    /// Upstream's `UnmarshalData` (cluster-api ae7ff047, `util/conversion/conversion.go` line
+    /// 121: `json.Unmarshal([]byte(data), to)`) never checks the text's TypeMeta; the Go
+    /// oracle restores `status.replicas: 2` from this text (`upstream_oracle.rs`).
+    #[test]
+    fn another_kinds_type_meta_is_not_checked() {
+        let mut meta = meta_with(r#"{"apiVersion":"v1","kind":"Pod","status":{"replicas":2}}"#);
+        let restored = unmarshal::<v1beta2::MachinePool>(&mut meta)
+            .unwrap()
+            .unwrap();
+        assert_eq!(restored.status.replicas, Some(2));
+        assert_eq!(meta.annotations, None);
+    }
+
+    /// The same decode rejects a TypeMeta that is not a string ("cannot unmarshal number into
+    /// Go struct field MachinePool.TypeMeta.apiVersion of type string", the oracle's answer).
+    #[test]
+    fn a_type_meta_that_is_not_a_string_still_fails() {
+        let mut meta = meta_with(r#"{"apiVersion":7,"status":{"replicas":1}}"#);
+        assert!(unmarshal::<v1beta2::MachinePool>(&mut meta).is_err());
+        assert!(meta.annotations.is_some(), "left in place on failure");
+    }
+
+    /// Go's decode is case-sensitive (`k8s.io/apimachinery/pkg/util/json`, imported at
+    /// `util/conversion/conversion.go` line 21): `Status` is an unknown key, so nothing is
+    /// restored and the annotation is consumed (the oracle answers `found: true` with an
+    /// empty object).
+    #[test]
+    fn capitalised_keys_are_unknown_keys() {
+        let mut meta = meta_with(r#"{"Status":{"replicas":3}}"#);
+        let restored = unmarshal::<v1beta2::MachinePool>(&mut meta)
+            .unwrap()
+            .unwrap();
+        assert_eq!(restored, v1beta2::MachinePool::default());
+        assert_eq!(meta.annotations, None);
+    }
+}
