@@ -14,6 +14,7 @@ use capi_machinepool_api::wire;
 use kube_core::ObjectMeta;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::ConversionError;
@@ -103,8 +104,41 @@ const OMITTED_ROOT_MEMBERS: [&str; 2] = ["metadata", "spec"];
 pub fn decode<H: DeserializeOwned>(data: &str) -> Result<Option<H>, serde_json::Error> {
     match serde_json::from_str::<Option<H>>(data) {
         Ok(hub) => Ok(hub),
-        Err(first) => decode_with_omitted_members(data, first).map(Some),
+        Err(first) => match without_type_meta(data) {
+            // Decoded again without the TypeMeta strings, which then cannot fail the decode.
+            Some(text) => decode(&text),
+            None => decode_with_omitted_members(data, first).map(Some),
+        },
     }
+}
+
+/// The text without its root `apiVersion` and `kind` when either is a string (`None` when
+/// the text is not an object or has no such string).
+///
+/// Upstream's `UnmarshalData` (`util/conversion/conversion.go`, line 121 at Cluster API
+/// ae7ff047) is a plain JSON decode into the hub: the annotation's TypeMeta is read into the
+/// hub's `TypeMeta` and never checked, so a text naming another kind (or another version)
+/// restores its `spec` and `status` all the same; the conversion then sets the hub's own
+/// TypeMeta. A root type that checks its TypeMeta (as the MachinePool types do for objects
+/// the API server sends) would fail the whole conversion instead, so the strings are left out
+/// here. A TypeMeta of another JSON type (a number, say) still fails, as in Go.
+fn without_type_meta(data: &str) -> Option<String> {
+    // Raw member values: everything else is decoded from its own bytes afterwards.
+    let mut object: BTreeMap<String, Box<RawValue>> = serde_json::from_str(data).ok()?;
+    let mut removed = false;
+    for member in ["apiVersion", "kind"] {
+        if object
+            .get(member)
+            .is_some_and(|v| v.get().trim_start().starts_with('"'))
+        {
+            object.remove(member);
+            removed = true;
+        }
+    }
+    if !removed {
+        return None;
+    }
+    serde_json::to_string(&object).ok()
 }
 
 /// Decodes an object's JSON text into `T`, reading a missing `metadata` or `spec` as `{}`
@@ -152,4 +186,56 @@ fn add_omitted_members(object: &mut Map<String, Value>) -> bool {
         }
     }
     added
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use capi_machinepool_api::v1beta2;
+
+    fn meta_with(text: &str) -> ObjectMeta {
+        ObjectMeta {
+            annotations: Some(BTreeMap::from([(
+                CONVERSION_DATA_ANNOTATION.to_owned(),
+                text.to_owned(),
+            )])),
+            ..ObjectMeta::default()
+        }
+    }
+
+    /// Upstream's `UnmarshalData` (cluster-api ae7ff047, `util/conversion/conversion.go` line
+    /// 121: `json.Unmarshal([]byte(data), to)`) never checks the text's TypeMeta; the Go
+    /// oracle restores `status.replicas: 2` from this text (`upstream_oracle.rs`).
+    #[test]
+    fn another_kinds_type_meta_is_not_checked() {
+        let mut meta = meta_with(r#"{"apiVersion":"v1","kind":"Pod","status":{"replicas":2}}"#);
+        let restored = unmarshal::<v1beta2::MachinePool>(&mut meta)
+            .unwrap()
+            .unwrap();
+        assert_eq!(restored.status.replicas, Some(2));
+        assert_eq!(meta.annotations, None);
+    }
+
+    /// The same decode rejects a TypeMeta that is not a string ("cannot unmarshal number into
+    /// Go struct field MachinePool.TypeMeta.apiVersion of type string", the oracle's answer).
+    #[test]
+    fn a_type_meta_that_is_not_a_string_still_fails() {
+        let mut meta = meta_with(r#"{"apiVersion":7,"status":{"replicas":1}}"#);
+        assert!(unmarshal::<v1beta2::MachinePool>(&mut meta).is_err());
+        assert!(meta.annotations.is_some(), "left in place on failure");
+    }
+
+    /// Go's decode is case-sensitive (`k8s.io/apimachinery/pkg/util/json`, imported at
+    /// `util/conversion/conversion.go` line 21): `Status` is an unknown key, so nothing is
+    /// restored and the annotation is consumed (the oracle answers `found: true` with an
+    /// empty object).
+    #[test]
+    fn capitalised_keys_are_unknown_keys() {
+        let mut meta = meta_with(r#"{"Status":{"replicas":3}}"#);
+        let restored = unmarshal::<v1beta2::MachinePool>(&mut meta)
+            .unwrap()
+            .unwrap();
+        assert_eq!(restored, v1beta2::MachinePool::default());
+        assert_eq!(meta.annotations, None);
+    }
 }
