@@ -6,6 +6,10 @@
 //! the test process exits (its standard input closes), the webhook runs on its own runtime.
 //! Without a Go toolchain [`api_server`] returns `None` after printing
 //! `skipped: no Go toolchain` (a failure when `CAPI_REQUIRE_GO=1`).
+//!
+//! A test-only crate (`publish = false`): a harness that cannot start its servers has nothing
+//! to report but a panic that fails the test, as in `capi-test-support`.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
