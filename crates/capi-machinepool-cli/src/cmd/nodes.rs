@@ -246,10 +246,7 @@ fn json(pools: &[Pool], c: &ClusterNodeReport) -> Result<String, Failure> {
     serde_json::to_string_pretty(&json!({"passes": c.is_clean(), "objects": objects,
         "unlisted": c.unlisted, "lookalikes": c.lookalikes,
         "nodesWithoutProviderID": c.nodes_without_provider_id}))
-    .map(|mut s| {
-        s.push('\n');
-        s
-    })
+    .map(|s| capi_diagnostics::excerpt::escape_json_text(&s).into_owned() + "\n")
     .map_err(|e| Failure::Message(e.to_string()))
 }
 
