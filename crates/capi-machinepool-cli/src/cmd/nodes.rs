@@ -27,7 +27,40 @@ struct Pool {
     replicas: Option<i64>,
 }
 
+/// A file larger than the per-document limit is read as one `List` document streamed item by
+/// item (`kubectl get nodes -o yaml` of a cluster of several thousand Nodes, issue 31); `None`
+/// for standard input and smaller files, which are read as streams of documents.
+fn stream_big_list(path: &Path) -> Result<Option<Vec<k8s_openapi::api::core::v1::Node>>, Failure> {
+    let limits = crate::input::limits();
+    let big = path != Path::new("-")
+        && std::fs::metadata(path)
+            .is_ok_and(|m| m.is_file() && m.len() > limits.max_document_bytes as u64);
+    if !big {
+        return Ok(None);
+    }
+    let name = capi_manifests::display_path(path);
+    let file = std::fs::File::open(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    let reader = std::io::BufReader::with_capacity(256 * 1024, file);
+    let mut nodes = Vec::new();
+    let streamed =
+        capi_manifests::list::for_each_item(reader, &name, &limits, |source, mut item| {
+            // An item of a NodeList without a kind is a Node (apimachinery's decodeToList).
+            if item["kind"].as_str().is_none_or(str::is_empty) {
+                item["kind"] = Value::String("Node".to_owned());
+            }
+            let more = nodes_from_value(&item).map_err(|e| format!("{source}: {e}"))?;
+            nodes.extend(more);
+            Ok::<(), String>(())
+        })
+        .map_err(|e| crate::input::message(&e))?;
+    streamed?;
+    Ok(Some(nodes))
+}
+
 fn read_nodes(path: &Path) -> Result<Vec<k8s_openapi::api::core::v1::Node>, Failure> {
+    if let Some(nodes) = stream_big_list(path)? {
+        return Ok(nodes);
+    }
     let mut nodes = Vec::new();
     crate::input::for_each_document(path, |item| {
         if let Some(value) = item.value.filter(|v| !v.is_null()) {
