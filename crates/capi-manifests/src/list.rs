@@ -288,6 +288,50 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn stream(
+        text: &str,
+        limits: &crate::Limits,
+    ) -> Result<Result<Vec<(String, Value)>, String>, ManifestError> {
+        let mut out = Vec::new();
+        let r = for_each_item(text.as_bytes(), "n.yaml", limits, |source, item| {
+            if item["metadata"]["name"] == "stop" {
+                return Err("stopped by the caller".to_owned());
+            }
+            out.push((source.to_string(), item));
+            Ok(())
+        })?;
+        Ok(r.map(|()| out))
+    }
+
+    #[test]
+    fn streamed_items_match_the_expanded_document() {
+        // The same List read whole (expand) and streamed gives the same items and sources.
+        let text = "apiVersion: v1\nkind: NodeList\nitems:\n- metadata: {name: a}\n- {kind: Node, apiVersion: v1, metadata: {name: b}}\n";
+        let limits = crate::Limits::default();
+        let whole = crate::parse::parse(text, &Source::new("n.yaml", 0, 1), &limits).unwrap();
+        let expected: Vec<(String, Value)> = items(&Source::new("n.yaml", 0, 1), whole)
+            .unwrap()
+            .into_iter()
+            .map(|(s, v)| (s.to_string(), v))
+            .collect();
+        assert_eq!(stream(text, &limits).unwrap().unwrap(), expected);
+    }
+
+    #[test]
+    fn streaming_refuses_what_kubectl_refuses_and_what_breaks_a_limit() {
+        let limits = crate::Limits {
+            max_nodes: 5,
+            ..crate::Limits::default()
+        };
+        let bad = |text: &str| stream(text, &limits).unwrap_err().to_string();
+        assert!(bad("kind: Node\nmetadata: {name: a}\n").contains("not a List"));
+        assert!(bad("items:\n- 1\n").contains("not a mapping"));
+        assert!(bad("items:\n- {a: 1, b: 2, c: 3}\n").contains("more than 5 YAML nodes"));
+        assert!(bad("items: [").contains("n.yaml"));
+        let stopped = stream("items:\n- {metadata: {name: stop}}\n", &limits).unwrap();
+        assert_eq!(stopped, Err("stopped by the caller".to_owned()));
+    }
+
     fn src() -> Source {
         Source::new("f.yaml", 2, 7)
     }
