@@ -27,17 +27,20 @@ struct Pool {
     replicas: Option<i64>,
 }
 
-/// A file larger than the per-document limit is read as one `List` document streamed item by
-/// item (`kubectl get nodes -o yaml` of a cluster of several thousand Nodes, issue 31); `None`
-/// for standard input and smaller files, which are read as streams of documents.
+/// A file holding one `List` document is streamed item by item, so that neither the
+/// per-document limits nor the memory of the whole YAML tree apply to it (`kubectl get nodes -o
+/// yaml` of a cluster of several thousand Nodes, issue 31); `None` for standard input and for a
+/// file within the document limit that is not one List (read as a stream of documents).
 fn stream_big_list(path: &Path) -> Result<Option<Vec<k8s_openapi::api::core::v1::Node>>, Failure> {
     let limits = crate::input::limits();
-    let big = path != Path::new("-")
-        && std::fs::metadata(path)
-            .is_ok_and(|m| m.is_file() && m.len() > limits.max_document_bytes as u64);
-    if !big {
+    let Some(size) = std::fs::metadata(path)
+        .ok()
+        .filter(|m| path != Path::new("-") && m.is_file())
+        .map(|m| m.len())
+    else {
         return Ok(None);
-    }
+    };
+    let big = size > limits.max_document_bytes as u64;
     let name = capi_manifests::display_path(path);
     let file = std::fs::File::open(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
     let reader = std::io::BufReader::with_capacity(256 * 1024, file);
@@ -51,10 +54,14 @@ fn stream_big_list(path: &Path) -> Result<Option<Vec<k8s_openapi::api::core::v1:
             let more = nodes_from_value(&item).map_err(|e| format!("{source}: {e}"))?;
             nodes.extend(more);
             Ok::<(), String>(())
-        })
-        .map_err(|e| crate::input::message(&e))?;
-    streamed?;
-    Ok(Some(nodes))
+        });
+    match streamed {
+        Ok(result) => result.map(|()| Some(nodes)).map_err(Failure::from),
+        // A smaller file that is not one List (a stream of Node documents, a single Node) is
+        // read document by document; its errors are reported there.
+        Err(_) if !big => Ok(None),
+        Err(e) => Err(crate::input::message(&e).into()),
+    }
 }
 
 fn read_nodes(path: &Path) -> Result<Vec<k8s_openapi::api::core::v1::Node>, Failure> {
