@@ -30,7 +30,7 @@ fn alias_bomb(levels: u32) -> String {
     let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
     for level in 1..levels {
         let below = format!("*a{}", level - 1);
-        let items = vec![below.as_str(); 10].join(", ");
+        let items = [below.as_str(); 10].join(", ");
         text.push_str(&format!("a{level}: &a{level} [{items}]\n"));
     }
     text
