@@ -47,13 +47,56 @@ impl<'a> Excerpt<'a> {
     }
 }
 
-/// Writes `c`, escaping control characters (C0, DEL, C1 and the bidi/line separators).
-fn write_printable(f: &mut fmt::Formatter<'_>, c: char) -> fmt::Result {
-    let invisible = c.is_control()
+/// True for the characters every renderer escapes instead of printing: control characters
+/// (C0, DEL, C1, which includes U+0085 NEXT LINE), the line and paragraph separators
+/// (U+2028, U+2029) and the bidirectional marks, embeddings, overrides and isolates
+/// (U+200E, U+200F, U+202A..=U+202E, U+2066..=U+2069).
+#[must_use]
+pub fn is_escaped(c: char) -> bool {
+    c.is_control()
         || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}')
         || ('\u{202a}'..='\u{202e}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c);
-    if invisible {
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// Serialized JSON text with every [`is_escaped`] character written as a `\uXXXX` escape.
+///
+/// JSON only allows such characters inside strings (outside them they are not valid
+/// JSON), and there `\uXXXX` stands for the same character, so the result parses to the same
+/// value; a reader of the raw text (a CI log, a terminal) sees no bidi override or line
+/// break that is not in the JSON structure.
+///
+/// ```
+/// use capi_diagnostics::excerpt::escape_json_text;
+/// let raw = "\"a\u{202e}b\u{85}\"";
+/// assert_eq!(escape_json_text(raw), r#""a\u202eb\u0085""#);
+/// ```
+#[must_use]
+pub fn escape_json_text(json: &str) -> std::borrow::Cow<'_, str> {
+    if !json.chars().any(is_escaped_in_json) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_escaped_in_json(c) {
+            // Every escaped character is in the Basic Multilingual Plane.
+            let _ = fmt::Write::write_fmt(&mut out, format_args!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`is_escaped`] except the JSON whitespace between tokens (tab, line feed, carriage return),
+/// which a JSON serializer already escapes inside strings.
+fn is_escaped_in_json(c: char) -> bool {
+    is_escaped(c) && !matches!(c, '\t' | '\n' | '\r')
+}
+
+/// Writes `c`, escaping control characters (C0, DEL, C1 and the bidi/line separators).
+fn write_printable(f: &mut fmt::Formatter<'_>, c: char) -> fmt::Result {
+    if is_escaped(c) {
         write!(f, "{}", c.escape_unicode())
     } else {
         fmt::Write::write_char(f, c)
@@ -93,6 +136,29 @@ pub fn excerpt(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_text_escapes_what_excerpts_escape() {
+        // Every character an excerpt escapes is escaped in JSON text too, except the JSON
+        // whitespace a serializer already escapes inside strings.
+        for c in [
+            '\u{7f}', '\u{85}', '\u{9b}', '\u{2028}', '\u{2029}', '\u{200e}', '\u{202e}',
+            '\u{2066}', '\u{2069}',
+        ] {
+            assert!(is_escaped(c), "{c:?}");
+            let raw = format!("\"x{c}y\"");
+            let escaped = escape_json_text(&raw);
+            assert_eq!(escaped, format!("\"x\\u{:04x}y\"", u32::from(c)));
+            assert!(escaped.chars().all(|d| !is_escaped(d)), "{escaped:?}");
+            // The same string after JSON decoding: \uXXXX names the character.
+            let hex = &escaped[4..8];
+            assert_eq!(u32::from_str_radix(hex, 16).ok(), Some(u32::from(c)));
+        }
+        assert!(matches!(
+            escape_json_text("{\n  \"a\": \"é\"\n}"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn short_text_is_unchanged_but_escaped() {

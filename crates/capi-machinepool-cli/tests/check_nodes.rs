@@ -154,3 +154,72 @@ fn not_nodes_is_an_input_error() {
             .contains("expected a Node, a NodeList or a List of Nodes, found kind \"MachinePool\"")
     );
 }
+
+/// `kubectl get nodes -o yaml` of a cluster of several thousand Nodes is one List document
+/// larger than the 64 MiB per-document limit (issue 31: it was refused, exit 2). The items are
+/// streamed one by one. Each Node is the first Node of the fixture (a real `kubectl get nodes`
+/// shape), renamed, with a unique providerID and a `status.images` list as kubelets report
+/// (about 8 KB a Node, the size the issue measured).
+#[test]
+fn a_node_list_over_the_document_limit_is_streamed() {
+    let fixture_text = std::fs::read_to_string(fixture("nodes.yaml")).unwrap();
+    let mut lines = fixture_text
+        .lines()
+        .skip_while(|l| !l.starts_with("- apiVersion"));
+    let first = lines.next().unwrap();
+    let mut node = vec![first.to_owned()];
+    node.extend(
+        lines
+            .take_while(|l| !l.starts_with("- ") && !l.starts_with("kind:"))
+            .map(str::to_owned),
+    );
+    let node = node.join("\n");
+    assert!(
+        node.contains("providerID: aws:///us-east-1a/i-0a1b2c3d4e5f60001"),
+        "{node}"
+    );
+    let mut images = String::from("    images:\n");
+    for i in 0..40 {
+        images.push_str(&format!(
+            "    - names:\n      - registry.k8s.io/some/component-image-{i}@sha256:{:064x}\n      - registry.k8s.io/some/component-image-{i}:v1.35.0\n      sizeBytes: {}\n",
+            i, 10_000_000 + i
+        ));
+    }
+    let count = 8_500;
+    let mut text = String::from("apiVersion: v1\nitems:\n");
+    for n in 0..count {
+        let one = node
+            .replace("ip-10-0-1-11", &format!("ip-10-9-{}-{}", n / 250, n % 250))
+            .replace("i-0a1b2c3d4e5f60001", &format!("i-0b{n:015}"));
+        text.push_str(&one);
+        text.push('\n');
+        text.push_str(&images);
+    }
+    text.push_str("kind: List\nmetadata:\n  resourceVersion: \"\"\n");
+    assert!(text.len() > 64 << 20, "{} bytes", text.len());
+    let nodes = temp_file("big-node-list.yaml", text.as_bytes());
+    drop(text);
+    let pool = temp_file(
+        "big-pool.yaml",
+        format!(
+            "kind: AWSMachinePool\nmetadata: {{name: p}}\nspec:\n  providerIDList: [aws:///us-east-1a/i-0b{:015}, aws:///us-east-1a/i-0b{:015}]\nstatus: {{replicas: 2}}\n",
+            0,
+            count - 1
+        )
+        .as_bytes(),
+    );
+    let out = check_nodes(&pool, &nodes);
+    let _ = std::fs::remove_file(&nodes);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout(&out).contains("  OK every provider ID has one Node\n"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -67,3 +67,63 @@ fn names_that_are_not_utf8_are_shown_with_their_bytes() {
     assert!(!text.contains('\u{fffd}'), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Characters the text, JUnit and GitHub renderers escape (issue 31: `--format json` printed
+/// U+202E, U+2028 and U+0085 raw). Listed here from the Unicode tables, not from the code:
+/// C1 NEXT LINE, LINE/PARAGRAPH SEPARATOR, LRM/RLM, the embeddings and overrides
+/// U+202A..U+202E and the isolates U+2066..U+2069.
+const HOSTILE: [char; 9] = [
+    '\u{85}', '\u{2028}', '\u{2029}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202e}', '\u{2066}',
+    '\u{2069}',
+];
+
+#[test]
+fn json_escapes_bidi_and_line_separators_like_the_other_formats() {
+    let name: String = HOSTILE.iter().collect();
+    let crd = CRD.replace("\\u202etxt", &format!("{name}txt"));
+    assert!(crd.contains('\u{2028}'));
+    let o = run(&["check", "--format", "json", "-"], Some(crd.as_bytes()));
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let text = stdout(&o);
+    let raw: Vec<char> = text.chars().filter(|c| HOSTILE.contains(c)).collect();
+    assert!(raw.is_empty(), "printed raw: {raw:?}");
+    assert!(
+        text.contains("\\u2028") && text.contains("\\u0085"),
+        "{text}"
+    );
+    // Still JSON, and the escapes decode to the same name.
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(value.to_string().contains(&name), "{value}");
+}
+
+#[test]
+fn json_nodes_report_escapes_bidi_and_line_separators() {
+    let id = format!("p://1{}", HOSTILE.iter().collect::<String>());
+    let pool = common::temp_file(
+        "bidi-pool.json",
+        format!(
+            r#"{{"kind": "AWSMachinePool", "metadata": {{"name": "p"}}, "spec": {{"providerIDList": [{}]}}, "status": {{"replicas": 1}}}}"#,
+            serde_json::to_string(&id).unwrap()
+        )
+        .as_bytes(),
+    );
+    let nodes = common::temp_file("bidi-nodes.json", br#"{"kind": "NodeList", "items": []}"#);
+    let o = run(
+        &[
+            "check",
+            "--format",
+            "json",
+            "--objects",
+            pool.to_str().unwrap(),
+            "--nodes",
+            nodes.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let text = stdout(&o);
+    let raw: Vec<char> = text.chars().filter(|c| HOSTILE.contains(c)).collect();
+    assert!(raw.is_empty(), "printed raw: {raw:?}");
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(value.to_string().contains(&id), "{value}");
+}

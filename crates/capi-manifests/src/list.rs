@@ -98,10 +98,239 @@ pub fn items(source: &Source, value: Value) -> Result<Vec<(Source, Value)>, Mani
         .collect())
 }
 
+/// Streams the items of one `List` or `<Kind>List` document read from `reader`, one at a
+/// time, without building the whole document: `kubectl get nodes -o yaml` of a large cluster is
+/// one document larger than [`Limits::max_document_bytes`](crate::Limits::max_document_bytes)
+/// (about 8 KB per Node), and memory stays bounded by the largest item. Each item must be a
+/// mapping within the per-document node and depth limits; an item of a typed list gets the
+/// list's type as [`expand`] does when the list's `kind` comes before `items` (kubectl prints
+/// `items` first, with `apiVersion` and `kind` on every item). `each` gets the item's source
+/// (`file#0.items[i]`) and value; its error stops the stream and is returned as `Ok(Err(e))`.
+///
+/// # Errors
+/// A syntax error, a document that is not a mapping with an `items` sequence, an item that is
+/// not a mapping or breaks a per-document limit.
+///
+/// ```
+/// use capi_manifests::{Limits, list::for_each_item};
+/// let yaml = "apiVersion: v1\nitems:\n- {kind: Node, metadata: {name: a}}\n- {kind: Node}\nkind: List\n";
+/// let mut names = Vec::new();
+/// let r = for_each_item(yaml.as_bytes(), "n.yaml", &Limits::default(), |source, item| {
+///     names.push((source.to_string(), item["kind"].clone()));
+///     Ok::<(), String>(())
+/// });
+/// assert!(matches!(r, Ok(Ok(()))));
+/// assert_eq!(names[1].0, "n.yaml#0.items[1]");
+/// ```
+pub fn for_each_item<R: std::io::Read, E>(
+    reader: R,
+    file: &str,
+    limits: &crate::Limits,
+    mut each: impl FnMut(Source, Value) -> Result<(), E>,
+) -> Result<Result<(), E>, ManifestError> {
+    let mut budget = serde_saphyr::Budget::default();
+    // The document as a whole is not limited (it is never held); each item is checked below.
+    budget.max_reader_input_bytes = None;
+    budget.max_nodes = usize::MAX;
+    budget.max_events = usize::MAX;
+    budget.max_total_scalar_bytes = usize::MAX;
+    budget.max_depth = limits.max_depth;
+    budget.max_documents = 1;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options.legacy_octal_numbers = true;
+    options.with_snippet = false;
+    let source = Source::new(file, 0, 1);
+    let mut state = Stream {
+        source: &source,
+        limits,
+        each: &mut each,
+        failed: None,
+        problem: None,
+        items: false,
+        api_version: Value::Null,
+        kind: String::new(),
+    };
+    let result = serde_saphyr::with_deserializer_from_reader_with_options(reader, options, |de| {
+        serde::Deserializer::deserialize_map(de, &mut state)
+    });
+    if let Some(e) = state.failed.take() {
+        return Ok(Err(e));
+    }
+    if let Some(problem) = state.problem.take() {
+        return Err(problem);
+    }
+    match result {
+        Err(e) => Err(ManifestError::Syntax {
+            document: source.clone(),
+            line: e
+                .location()
+                .map_or(1, |l| usize::try_from(l.line()).unwrap_or(1)),
+            message: capi_diagnostics::excerpt::Excerpt::with_max_chars(&e.to_string(), 200)
+                .to_string(),
+        }),
+        Ok(()) if !state.items => Err(ManifestError::BadList {
+            document: source.clone(),
+            message: "not a List: no items sequence".to_owned(),
+        }),
+        Ok(()) => Ok(Ok(())),
+    }
+}
+
+/// The state of [`for_each_item`]: a serde visitor of the list mapping.
+struct Stream<'a, F, E> {
+    source: &'a Source,
+    limits: &'a crate::Limits,
+    each: &'a mut F,
+    /// The error `each` returned.
+    failed: Option<E>,
+    /// A list or limit error found while streaming.
+    problem: Option<ManifestError>,
+    /// Whether an `items` sequence was read.
+    items: bool,
+    api_version: Value,
+    kind: String,
+}
+
+impl<'de, F, E> serde::de::Visitor<'de> for &mut Stream<'_, F, E>
+where
+    F: FnMut(Source, Value) -> Result<(), E>,
+{
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a List mapping with an items sequence")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "items" => {
+                    self.items = true;
+                    map.next_value_seed(Items(&mut *self))?;
+                }
+                "kind" => {
+                    let v: Value = map.next_value()?;
+                    self.kind = v.as_str().unwrap_or_default().to_owned();
+                }
+                "apiVersion" => self.api_version = map.next_value()?,
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `items` sequence of a [`Stream`].
+struct Items<'s, 'a, F, E>(&'s mut Stream<'a, F, E>);
+
+impl<'de, F, E> serde::de::DeserializeSeed<'de> for Items<'_, '_, F, E>
+where
+    F: FnMut(Source, Value) -> Result<(), E>,
+{
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        de.deserialize_seq(self)
+    }
+}
+
+impl<'de, F, E> serde::de::Visitor<'de> for Items<'_, '_, F, E>
+where
+    F: FnMut(Source, Value) -> Result<(), E>,
+{
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an items sequence")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        use serde::de::Error as _;
+        let state = self.0;
+        let mut index = 0;
+        while let Some(mut item) = seq.next_element::<Value>()? {
+            let source = state.source.with_item(index);
+            index += 1;
+            let problem = if !item.is_object() {
+                Some("an item that is not a mapping (kubectl cannot decode it)".to_owned())
+            } else if crate::budget::nodes(&item) > state.limits.max_nodes {
+                Some(format!(
+                    "an item of more than {} YAML nodes (the per-document limit)",
+                    state.limits.max_nodes
+                ))
+            } else {
+                None
+            };
+            if let Some(message) = problem {
+                state.problem = Some(ManifestError::BadList {
+                    document: source,
+                    message,
+                });
+                return Err(A::Error::custom("stopped"));
+            }
+            if !state.kind.is_empty() {
+                typed(&mut item, &state.api_version, &state.kind);
+            }
+            if let Err(e) = (state.each)(source, item) {
+                state.failed = Some(e);
+                return Err(A::Error::custom("stopped"));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn stream(
+        text: &str,
+        limits: &crate::Limits,
+    ) -> Result<Result<Vec<(String, Value)>, String>, ManifestError> {
+        let mut out = Vec::new();
+        let r = for_each_item(text.as_bytes(), "n.yaml", limits, |source, item| {
+            if item["metadata"]["name"] == "stop" {
+                return Err("stopped by the caller".to_owned());
+            }
+            out.push((source.to_string(), item));
+            Ok(())
+        })?;
+        Ok(r.map(|()| out))
+    }
+
+    #[test]
+    fn streamed_items_match_the_expanded_document() {
+        // The same List read whole (expand) and streamed gives the same items and sources.
+        let text = "apiVersion: v1\nkind: NodeList\nitems:\n- metadata: {name: a}\n- {kind: Node, apiVersion: v1, metadata: {name: b}}\n";
+        let limits = crate::Limits::default();
+        let whole = crate::parse::parse(text, &Source::new("n.yaml", 0, 1), &limits).unwrap();
+        let expected: Vec<(String, Value)> = items(&Source::new("n.yaml", 0, 1), whole)
+            .unwrap()
+            .into_iter()
+            .map(|(s, v)| (s.to_string(), v))
+            .collect();
+        assert_eq!(stream(text, &limits).unwrap().unwrap(), expected);
+    }
+
+    #[test]
+    fn streaming_refuses_what_kubectl_refuses_and_what_breaks_a_limit() {
+        let limits = crate::Limits {
+            max_nodes: 5,
+            ..crate::Limits::default()
+        };
+        let bad = |text: &str| stream(text, &limits).unwrap_err().to_string();
+        assert!(bad("kind: Node\nmetadata: {name: a}\n").contains("not a List"));
+        assert!(bad("items:\n- 1\n").contains("not a mapping"));
+        assert!(bad("items:\n- {a: 1, b: 2, c: 3}\n").contains("more than 5 YAML nodes"));
+        assert!(bad("items: [").contains("n.yaml"));
+        let stopped = stream("items:\n- {metadata: {name: stop}}\n", &limits).unwrap();
+        assert_eq!(stopped, Err("stopped by the caller".to_owned()));
+    }
 
     fn src() -> Source {
         Source::new("f.yaml", 2, 7)

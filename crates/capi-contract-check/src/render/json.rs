@@ -23,5 +23,6 @@ pub fn json(report: &Report) -> String {
     let mut text =
         serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     text.push('\n');
-    text
+    // Bidi overrides and line separators from the input are escaped as the other formats do.
+    capi_diagnostics::excerpt::escape_json_text(&text).into_owned()
 }

@@ -125,7 +125,7 @@ fn render(report: &Report, args: &Args) -> Result<String, Failure> {
             Format::Json => {
                 let value = serde_json::json!({ "capabilities": report.capabilities });
                 serde_json::to_string_pretty(&value)
-                    .map(|t| t + "\n")
+                    .map(|t| capi_diagnostics::excerpt::escape_json_text(&t).into_owned() + "\n")
                     .map_err(|e| format!("cannot write JSON: {e}").into())
             }
             Format::Junit | Format::Github => Err("--capabilities is written as text or json"

@@ -27,7 +27,47 @@ struct Pool {
     replicas: Option<i64>,
 }
 
+/// A file holding one `List` document is streamed item by item, so that neither the
+/// per-document limits nor the memory of the whole YAML tree apply to it (`kubectl get nodes -o
+/// yaml` of a cluster of several thousand Nodes, issue 31); `None` for standard input and for a
+/// file within the document limit that is not one List (read as a stream of documents).
+fn stream_big_list(path: &Path) -> Result<Option<Vec<k8s_openapi::api::core::v1::Node>>, Failure> {
+    let limits = crate::input::limits();
+    let Some(size) = std::fs::metadata(path)
+        .ok()
+        .filter(|m| path != Path::new("-") && m.is_file())
+        .map(|m| m.len())
+    else {
+        return Ok(None);
+    };
+    let big = size > limits.max_document_bytes as u64;
+    let name = capi_manifests::display_path(path);
+    let file = std::fs::File::open(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    let reader = std::io::BufReader::with_capacity(256 * 1024, file);
+    let mut nodes = Vec::new();
+    let streamed =
+        capi_manifests::list::for_each_item(reader, &name, &limits, |source, mut item| {
+            // An item of a NodeList without a kind is a Node (apimachinery's decodeToList).
+            if item["kind"].as_str().is_none_or(str::is_empty) {
+                item["kind"] = Value::String("Node".to_owned());
+            }
+            let more = nodes_from_value(&item).map_err(|e| format!("{source}: {e}"))?;
+            nodes.extend(more);
+            Ok::<(), String>(())
+        });
+    match streamed {
+        Ok(result) => result.map(|()| Some(nodes)).map_err(Failure::from),
+        // A smaller file that is not one List (a stream of Node documents, a single Node) is
+        // read document by document; its errors are reported there.
+        Err(_) if !big => Ok(None),
+        Err(e) => Err(crate::input::message(&e).into()),
+    }
+}
+
 fn read_nodes(path: &Path) -> Result<Vec<k8s_openapi::api::core::v1::Node>, Failure> {
+    if let Some(nodes) = stream_big_list(path)? {
+        return Ok(nodes);
+    }
     let mut nodes = Vec::new();
     crate::input::for_each_document(path, |item| {
         if let Some(value) = item.value.filter(|v| !v.is_null()) {
@@ -246,10 +286,7 @@ fn json(pools: &[Pool], c: &ClusterNodeReport) -> Result<String, Failure> {
     serde_json::to_string_pretty(&json!({"passes": c.is_clean(), "objects": objects,
         "unlisted": c.unlisted, "lookalikes": c.lookalikes,
         "nodesWithoutProviderID": c.nodes_without_provider_id}))
-    .map(|mut s| {
-        s.push('\n');
-        s
-    })
+    .map(|s| capi_diagnostics::excerpt::escape_json_text(&s).into_owned() + "\n")
     .map_err(|e| Failure::Message(e.to_string()))
 }
 
