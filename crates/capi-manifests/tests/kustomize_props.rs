@@ -30,11 +30,13 @@ fn kubectl_render(dir: &Path) -> Result<Vec<Value>, String> {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
     let text = String::from_utf8(out.stdout).unwrap();
-    Ok(capi_manifests::load::documents(&text, "kubectl", &Limits::default())
-        .unwrap()
-        .into_iter()
-        .map(|d| d.value)
-        .collect())
+    Ok(
+        capi_manifests::load::documents(&text, "kubectl", &Limits::default())
+            .unwrap()
+            .into_iter()
+            .map(|d| d.value)
+            .collect(),
+    )
 }
 
 /// What the checker reads, by (kind, name).
@@ -67,7 +69,12 @@ const NAMES: &[&str] = &[
     "devmachinepool",
     ".*templates.*",
 ];
-const GROUPS: &[&str] = &["apiextensions.k8s.io", "apiextensions\\..*", "apps", "apiext"];
+const GROUPS: &[&str] = &[
+    "apiextensions.k8s.io",
+    "apiextensions\\..*",
+    "apps",
+    "apiext",
+];
 const VERSIONS: &[&str] = &["v1", "v.", "v1beta1", "v"];
 const CRD_NAMES: &[&str] = &[
     "devmachinepools.infrastructure.cluster.x-k8s.io",
