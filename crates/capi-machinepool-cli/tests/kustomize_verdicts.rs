@@ -71,9 +71,12 @@ fn every_class_gets_the_verdict_of_kubectl_kustomize() {
             );
         } else {
             assert_eq!(auto_code, piped(d), "{name}: {stderr}");
+            // The text report says which renderer ran (issue 27: "say which kustomize ran").
+            let stdout = String::from_utf8_lossy(&auto.stdout);
             assert!(
-                stderr.contains("rendered with kubectl kustomize (v"),
-                "{name}: {stderr}"
+                auto_code == 2
+                    || stdout.starts_with("rendered with kubectl kustomize (kustomize v"),
+                "{name}: {stdout}{stderr}"
             );
         }
         let never = run(&["check", "--kustomize", "never", d], None);
@@ -84,4 +87,46 @@ fn every_class_gets_the_verdict_of_kubectl_kustomize() {
             "{name}: never gives {never_code}, kustomize {auto_code}: {never_err}"
         );
     }
+}
+
+/// README's first command (`check tests/fixtures/provider-trees/capi-dev/config/crd`, run from
+/// the workspace root) prints exactly the output the README shows, whose first line says which
+/// renderer ran (issue 27: "the README's first command shows the real-kustomize path (say
+/// which kustomize ran)"). Run with `--kustomize kubectl`, the renderer `auto` picks on a
+/// machine without a `kustomize` binary, as the README says.
+#[test]
+fn readme_first_command_output_is_real() {
+    if !kubectl() {
+        return;
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let at = readme
+        .find("Real output of the first command")
+        .expect("README shows the first command's output");
+    let block = &readme[at..];
+    let start = block.find("```text\n").unwrap() + "```text\n".len();
+    let end = start + block[start..].find("```").unwrap();
+    let shown = &block[start..end];
+    assert!(
+        readme.contains("cargo run -p capi-machinepool-cli -- check tests/fixtures/provider-trees/capi-dev/config/crd\n"),
+        "README's first command changed"
+    );
+    let out = common::bin()
+        .current_dir(&root)
+        .args([
+            "check",
+            "--kustomize",
+            "kubectl",
+            "tests/fixtures/provider-trees/capi-dev/config/crd",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("rendered with kubectl kustomize (kustomize v"),
+        "{stdout}"
+    );
+    assert_eq!(stdout, shown);
 }

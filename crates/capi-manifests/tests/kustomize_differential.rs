@@ -90,3 +90,31 @@ fn every_fixture_tree_renders_like_kubectl_kustomize() {
         }
     }
 }
+
+/// A patch whose explicit target matches nothing: `kubectl kustomize` (v5.5.0) renders the tree
+/// unchanged without a message (recorded in tests/fixtures/kustomize-trees/README.md, re-run
+/// above by `every_fixture_tree_renders_like_kubectl_kustomize`). The emulator renders it the
+/// same (the labels of `base`, patch not applied) and says so in an INFO that cannot change
+/// the resources, so `--kustomize never` does not refuse it.
+#[test]
+fn explicit_target_matching_nothing_is_skipped_like_kustomize() {
+    let base = load(&[fixture("kustomize-trees/base")], Limits::default()).unwrap();
+    let base: Vec<Value> = base.documents.into_iter().map(|d| d.value).collect();
+    for tree in ["smp-target-no-match", "json-target-no-match"] {
+        let loaded = load(
+            &[fixture(&format!("kustomize-trees/{tree}"))],
+            Limits::default(),
+        )
+        .unwrap();
+        require_emulated(&loaded.notes).unwrap();
+        assert_eq!(loaded.notes.len(), 1, "{tree}: {:?}", loaded.notes);
+        assert!(
+            loaded.notes[0].message.contains("matches no resource")
+                && !loaded.notes[0].may_change_resources,
+            "{tree}: {:?}",
+            loaded.notes
+        );
+        let ours: Vec<Value> = loaded.documents.into_iter().map(|d| d.value).collect();
+        assert_eq!(read(&ours), read(&base), "{tree}");
+    }
+}

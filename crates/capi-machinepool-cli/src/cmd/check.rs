@@ -30,19 +30,27 @@ pub struct Args {
 
 /// Reads the CRD paths into the checker; fails when none holds a CRD. Directories with a
 /// kustomization are rendered by the real kustomize when one is selected (`--kustomize`),
-/// else by the emulator, which then refuses what it does not reproduce exactly.
-fn read_crds(checker: &mut Checker, paths: &[PathBuf], mode: &Mode) -> Result<(), Failure> {
+/// else by the emulator, which then refuses what it does not reproduce exactly. Returns the
+/// line that says which renderer ran, when a kustomization was rendered.
+fn read_crds(
+    checker: &mut Checker,
+    paths: &[PathBuf],
+    mode: &Mode,
+) -> Result<Option<String>, Failure> {
     let kustomize = Kustomize::find(mode);
-    let mut announced = false;
+    let mut renderer = None;
     for path in paths {
         let kustomized = path != std::path::Path::new("-")
             && path.is_dir()
             && capi_manifests::kustomize::kustomization_file(path).is_some();
         match (&kustomize, kustomized) {
             (Some(k), true) => {
-                if !announced {
-                    eprintln!("rendered with {} ({})", k.name(), k.version());
-                    announced = true;
+                if renderer.is_none() {
+                    renderer = Some(format!(
+                        "rendered with {} (kustomize {})",
+                        k.name(),
+                        k.version()
+                    ));
                 }
                 read_rendered(checker, path, k)?;
             }
@@ -51,6 +59,12 @@ fn read_crds(checker: &mut Checker, paths: &[PathBuf], mode: &Mode) -> Result<()
                     capi_manifests::load::load(std::slice::from_ref(path), crate::input::limits())
                         .map_err(|e| crate::input::message(&e))?;
                 if kustomized {
+                    if renderer.is_none() {
+                        renderer = Some(
+                            "rendered with the built-in kustomize emulator (no kustomize used: --kustomize never, or none found)"
+                                .to_owned(),
+                        );
+                    }
                     capi_manifests::kustomize::require_emulated(&loaded.notes)
                         .map_err(|e| crate::input::message(&e))?;
                 }
@@ -63,7 +77,7 @@ fn read_crds(checker: &mut Checker, paths: &[PathBuf], mode: &Mode) -> Result<()
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(format!("no CustomResourceDefinition found in {}", names.join(", ")).into());
     }
-    Ok(())
+    Ok(renderer)
 }
 
 /// Renders one kustomization directory with the real kustomize (after the preflight), and
@@ -162,7 +176,7 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         v1beta1_compat: !args.no_v1beta1_compat,
     };
     let mut checker = Checker::new(opts);
-    read_crds(&mut checker, &args.paths, &args.kustomize)?;
+    let renderer = read_crds(&mut checker, &args.paths, &args.kustomize)?;
     if let Some(objects) = &args.objects {
         read_objects(&mut checker, objects)?;
     }
@@ -188,7 +202,16 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::from(1)
     };
-    let text = render(&report, args)?;
+    let mut text = render(&report, args)?;
+    if let Some(line) = renderer {
+        // Text reports start with the renderer; the other formats are read by programs and
+        // keep their shape, so there it goes to stderr.
+        if matches!(args.format, Format::Text) && !args.capabilities {
+            text = format!("{line}\n{text}");
+        } else {
+            eprintln!("{line}");
+        }
+    }
     let mut out = Output::stdout();
     out.write(text.as_bytes(), code)?;
     out.flush(code)?;

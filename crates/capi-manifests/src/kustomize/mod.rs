@@ -579,9 +579,13 @@ impl Ctx<'_> {
                 .charge(added, &format!("{} ({field})", self.shown))?;
         }
         if matched == 0 {
+            // kubectl kustomize v5.5.0 renders the tree unchanged, without a message
+            // (tests/fixtures/kustomize-trees/json-target-no-match): the same, with an INFO.
             self.note(
                 field,
-                "the JSON patch's target matches no resource".into(),
+                format!(
+                    "the JSON patch's target matches no resource ({target}; kustomize skips it too)"
+                ),
                 false,
             );
         }
@@ -630,9 +634,13 @@ impl Ctx<'_> {
             true
         });
         if matched == 0 && explicit && before > 0 {
+            // kubectl kustomize v5.5.0 renders the tree unchanged, without a message, when an
+            // explicit target matches nothing (tests/fixtures/kustomize-trees/smp-target-no-match).
             self.note(
                 field,
-                format!("the patch's target matches no resource ({target})"),
+                format!(
+                    "the patch's target matches no resource ({target}; kustomize skips it too)"
+                ),
                 false,
             );
         } else if matched == 0 && before > 0 {
