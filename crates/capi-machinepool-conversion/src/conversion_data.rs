@@ -102,6 +102,9 @@ const OMITTED_ROOT_MEMBERS: [&str; 2] = ["metadata", "spec"];
 /// assert!(decode::<Hub>("null").unwrap().is_none());
 /// ```
 pub fn decode<H: DeserializeOwned>(data: &str) -> Result<Option<H>, serde_json::Error> {
+    if let Some(merged) = duplicate_keys::merged(data) {
+        return decode(&merged);
+    }
     match serde_json::from_str::<Option<H>>(data) {
         Ok(hub) => Ok(hub),
         Err(first) => match without_type_meta(data) {
@@ -188,6 +191,8 @@ fn add_omitted_members(object: &mut Map<String, Value>) -> bool {
     added
 }
 
+mod duplicate_keys;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,6 +234,20 @@ mod tests {
     /// `util/conversion/conversion.go` line 21): `Status` is an unknown key, so nothing is
     /// restored and the annotation is consumed (the oracle answers `found: true` with an
     /// empty object).
+    /// Go decodes a duplicated `status` into one struct: the Go oracle's `unmarshal-data`
+    /// restores `replicas: 3` *and* `readyReplicas: 1` (encoding/json semantics, as
+    /// `sigs.k8s.io/json` keeps them); the later value used to replace the earlier one here.
+    #[test]
+    fn duplicate_keys_merge_as_go_decodes_them() {
+        let mut meta = meta_with(r#"{"status":{"replicas":3},"status":{"readyReplicas":1}}"#);
+        let restored = unmarshal::<v1beta2::MachinePool>(&mut meta)
+            .unwrap()
+            .unwrap();
+        assert_eq!(restored.status.replicas, Some(3));
+        assert_eq!(restored.status.ready_replicas, Some(1));
+        assert_eq!(meta.annotations, None);
+    }
+
     #[test]
     fn capitalised_keys_are_unknown_keys() {
         let mut meta = meta_with(r#"{"Status":{"replicas":3}}"#);
