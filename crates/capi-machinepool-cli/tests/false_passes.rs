@@ -203,7 +203,7 @@ fn unlabelled_tree(test: &str) -> PathBuf {
         "    cluster.x-k8s.io/v1beta2: v1beta2
 ",
         // Not `y`: kustomize reads an unquoted `y` as a YAML 1.1 boolean and refuses the
-        // label ("cannot unmarshal bool into Go struct field Label.labels.pairs of type string").
+        // label; that class has its own tree (kustomize-trees/label-value-yaml11-bool).
         "    example.com/x: x
 ",
     );

@@ -106,7 +106,7 @@ fn build_with(
     ctx.refuse_missing_files(&fields)?;
     ctx.apply_legacy_strategic_merge(&mut resources, &fields)?;
     ctx.apply_patch_list(&mut resources, &fields, "patches")?;
-    add_labels_and_annotations(&mut resources, &fields);
+    ctx.add_labels_and_annotations(&mut resources, &fields)?;
     ctx.apply_patch_list(&mut resources, &fields, "patchesJson6902")?;
     Ok(ctx.finish(resources))
 }
@@ -174,24 +174,6 @@ fn read_kustomization(tree: &mut Tree, dir: &Path) -> Result<Option<Kustomizatio
     Ok(Some((shown, fields)))
 }
 
-/// Adds the labels and annotations of `commonLabels`, `labels[].pairs` and
-/// `commonAnnotations` to every resource.
-fn add_labels_and_annotations(resources: &mut [Document], fields: &Map<String, Value>) {
-    // `commonLabels` wins over `labels` for one key: kubectl kustomize v5.5.0 renders the
-    // `commonLabels` value (tests/fixtures/kustomize-trees/label-precedence).
-    let mut labels = Vec::new();
-    for entry in list(fields, "labels") {
-        labels.extend(string_map(entry.get("pairs")));
-    }
-    labels.extend(string_map(fields.get("commonLabels")));
-    let annotations = string_map(fields.get("commonAnnotations"));
-    for doc in resources {
-        for (key, map) in [("labels", &labels), ("annotations", &annotations)] {
-            add_to_metadata(&mut doc.value, key, map);
-        }
-    }
-}
-
 /// Adds `map` to `metadata.<key>` of a resource (a missing or `null` map is created).
 /// Documents that are not objects, or whose `metadata` (or its `key`) is something else than
 /// an object, are left alone: kustomize rejects them, and reporting them is the rules' job.
@@ -221,6 +203,29 @@ fn add_to_metadata(resource: &mut Value, key: &str, map: &[(String, String)]) {
     }
 }
 
+/// The YAML 1.1 boolean words that YAML 1.2 reads as strings (`true`/`false` are booleans in
+/// both and arrive here as booleans).
+fn is_yaml11_bool_word(s: &str) -> bool {
+    matches!(
+        s,
+        "y" | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
+    )
+}
+
 fn is_remote(name: &str) -> bool {
     name.contains("://")
         || name.starts_with("github.com/")
@@ -235,23 +240,6 @@ fn list<'a>(fields: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-}
-
-fn string_map(value: Option<&Value>) -> Vec<(String, String)> {
-    value
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| {
-                    let text = match v {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    (k.clone(), text)
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// One kustomization being built.
@@ -271,6 +259,71 @@ impl Ctx<'_> {
             path: self.shown.to_owned(),
             message,
         }
+    }
+
+    /// Adds the labels and annotations of `commonLabels`, `labels[].pairs` and
+    /// `commonAnnotations` to every resource.
+    fn add_labels_and_annotations(
+        &mut self,
+        resources: &mut [Document],
+        fields: &Map<String, Value>,
+    ) -> Result<(), ManifestError> {
+        // `commonLabels` wins over `labels` for one key: kubectl kustomize v5.5.0 renders the
+        // `commonLabels` value (tests/fixtures/kustomize-trees/label-precedence).
+        let mut labels = Vec::new();
+        for (i, entry) in list(fields, "labels").enumerate() {
+            labels.extend(self.string_map(entry.get("pairs"), &format!("labels[{i}].pairs"))?);
+        }
+        labels.extend(self.string_map(fields.get("commonLabels"), "commonLabels")?);
+        let annotations = self.string_map(fields.get("commonAnnotations"), "commonAnnotations")?;
+        for doc in resources {
+            for (key, map) in [("labels", &labels), ("annotations", &annotations)] {
+                add_to_metadata(&mut doc.value, key, map);
+            }
+        }
+        Ok(())
+    }
+
+    /// The string pairs of a label or annotation map, read as kustomize v5.5.0 reads them
+    /// into `map[string]string` (checked with `kubectl kustomize`, see
+    /// tests/fixtures/kustomize-trees/README.md): `null` (or `~`) is the empty string; a
+    /// boolean or a number is refused; a plain `y`, `yes`, `on`, `off`, `n`, `no` (any case
+    /// YAML 1.1 knows) is a boolean to kustomize and refused, but the same word quoted is a
+    /// string. The YAML here is read as YAML 1.2, which keeps no quoting, so such a value is
+    /// not emulated (a note that may change the resources: `--kustomize never` exits 2).
+    fn string_map(
+        &mut self,
+        value: Option<&Value>,
+        field: &str,
+    ) -> Result<Vec<(String, String)>, ManifestError> {
+        let Some(map) = value.and_then(Value::as_object) else {
+            return Ok(Vec::new());
+        };
+        let mut pairs = Vec::with_capacity(map.len());
+        for (key, value) in map {
+            let text = match value {
+                Value::String(s) => {
+                    if is_yaml11_bool_word(s) {
+                        self.note(
+                            &format!("{field}.{key}"),
+                            format!(
+                                "value {s:?}: kustomize reads it unquoted as a YAML 1.1 boolean and refuses the kustomization, quoted as a string; the emulator cannot tell which"
+                            ),
+                            true,
+                        );
+                    }
+                    s.clone()
+                }
+                Value::Null => String::new(),
+                other => {
+                    return Err(self.error(format!(
+                        "{field}.{key}: {other} is not a string (kustomize refuses it: quote the value)"
+                    )));
+                }
+            };
+            pairs.push((key.clone(), text));
+        }
+        Ok(pairs)
     }
 
     fn note(&mut self, field: &str, message: String, may_change_resources: bool) {
