@@ -169,9 +169,14 @@ pub struct ControlPlaneSpec {
 /// The control plane status fields read.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ControlPlaneStatus {
-    /// The oldest Kubernetes version of the control plane Machines (upstream's meaning).
+    /// The oldest Kubernetes version of the control plane Machines (upstream's meaning;
+    /// deprecated by the control-plane contract in favour of `versions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// `status.versions`: the Kubernetes versions the control plane runs, older to newer, with
+    /// their replicas ("the preferred source of truth" of the control-plane contract).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub versions: Option<Vec<crate::common::StatusVersion>>,
 }
 
 crate::resource::namespaced_resource!(

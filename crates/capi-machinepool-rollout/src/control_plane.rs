@@ -169,30 +169,31 @@ fn label(kind: &str, (ns, name): (&str, &str), field: &str) -> String {
     format!("{} {field}", object_label(kind, ns, name))
 }
 
-/// The versions a typed control plane view publishes under the contract: `status.version`
-/// (running; the view does not carry `status.versions`, read the object with
-/// [`ControlPlaneVersionSet::from_value`] for those) and `spec.version` (desired).
+/// The versions a typed control plane view publishes under the contract, read as
+/// [`ControlPlaneVersionSet::from_value`] reads any control plane: `status.versions` (running,
+/// the contract's preferred source), else `status.version` (running, deprecated), and
+/// `spec.version` (desired).
+///
+/// ```
+/// use capi_machinepool_api::views::KubeadmControlPlane;
+/// use capi_machinepool_rollout::control_plane::control_plane_versions;
+/// let kcp: KubeadmControlPlane = serde_json::from_value(serde_json::json!({
+///     "metadata": {"namespace": "ns", "name": "cp"},
+///     "spec": {"version": "v1.35.0"},
+///     "status": {"version": "v1.34.2", "versions": [
+///         {"version": "v1.34.2", "replicas": 1}, {"version": "v1.35.0", "replicas": 2}]}})).unwrap();
+/// let set = control_plane_versions("KubeadmControlPlane", &kcp);
+/// assert_eq!(set.running.len(), 2);
+/// assert_eq!(set.desired.unwrap().at, "KubeadmControlPlane ns/cp spec.version");
+/// ```
 #[must_use]
 pub fn control_plane_versions(
     kind: &str,
     control_plane: &KubeadmControlPlane,
 ) -> ControlPlaneVersionSet {
-    let meta = &control_plane.metadata;
-    let at = (
-        meta.namespace.as_deref().unwrap_or_default(),
-        meta.name.as_deref().unwrap_or_default(),
-    );
-    let running = control_plane
-        .status
-        .version
-        .as_deref()
-        .filter(|v| !v.is_empty())
-        .map(|v| VersionAt::new(v, label(kind, at, "status.version")))
-        .into_iter()
-        .collect();
-    let desired = (!control_plane.spec.version.is_empty())
-        .then(|| VersionAt::new(&control_plane.spec.version, label(kind, at, "spec.version")));
-    ControlPlaneVersionSet { running, desired }
+    // A view of plain strings and integers always serializes; `Null` would read as no version.
+    let doc = serde_json::to_value(control_plane).unwrap_or(Value::Null);
+    ControlPlaneVersionSet::from_value(kind, &doc)
 }
 
 impl ControlPlanes {
