@@ -232,6 +232,19 @@ fn required_machine_readiness_gate(schema: &mut schemars::Schema) {
 }
 fn required_condition(schema: &mut schemars::Schema) {
     crate::schema::require(schema, &["lastTransitionTime", "status", "type"]);
+    // `#[serde(default)]` makes schemars emit `default: ""`, which the API server refuses where
+    // the field has `minLength: 1` ("in body should be at least 1 chars long", found by
+    // tests/e2e/tests/foo_provider.rs on kube-derive CRDs that embed this type).
+    if let Some(properties) = schema
+        .get_mut("properties")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        for property in properties.values_mut() {
+            if let Some(p) = property.as_object_mut() {
+                p.remove("default");
+            }
+        }
+    }
 }
 
 #[cfg(test)]
