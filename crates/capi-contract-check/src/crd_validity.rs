@@ -312,6 +312,9 @@ fn structural_errors(node: &Value, level: Level, path: &str, errors: &mut Errors
             ),
         );
     }
+    if let Some(default) = obj.get("default") {
+        default_errors(default, node, &format!("{path}.default"), errors);
+    }
     if ty == "array" && !obj.contains_key("items") {
         push(
             errors,
@@ -351,6 +354,119 @@ fn structural_errors(node: &Value, level: Level, path: &str, errors: &mut Errors
     }
 }
 
+/// A `default` the schema it sits in refuses: the API server validates every default against
+/// its own schema (`pkg/apiserver/schema/defaulting/validation.go`, `ValidateDefaults`, run
+/// from `validation.go` on every served version's schema) and refuses the CRD ("Invalid value:
+/// \"\": ... should be at least 1 chars long"). Checked here: `type`, `enum`, string lengths
+/// (in characters, as kube-openapi counts them), numeric bounds, item counts, and object
+/// defaults member by member (`required` included). `pattern` and `format` are left to the
+/// server (their regular-expression and format dialects are Go's).
+fn default_errors(value: &Value, schema: &Value, path: &str, errors: &mut Errors) {
+    let Some(schema) = schema.as_object() else {
+        return;
+    };
+    if value.is_null() && schema.get("nullable") == Some(&Value::Bool(true)) {
+        return;
+    }
+    let ty = schema
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let type_ok = match ty {
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        _ => true,
+    };
+    if !type_ok {
+        push(
+            errors,
+            path,
+            format!("Invalid value: {}: must be of type {ty}", json_kind(value)),
+        );
+        return;
+    }
+    if let Some(Value::Array(allowed)) = schema.get("enum")
+        && !allowed.contains(value)
+    {
+        push(
+            errors,
+            path,
+            "Unsupported value: not one of the enum values",
+        );
+    }
+    let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
+    if let Some(text) = value.as_str() {
+        let chars = text.chars().count() as f64;
+        if bound("minLength").is_some_and(|min| chars < min) {
+            push(
+                errors,
+                path,
+                "Invalid value: should be at least minLength chars long",
+            );
+        }
+        if bound("maxLength").is_some_and(|max| chars > max) {
+            push(errors, path, "Too long: may not be longer than maxLength");
+        }
+    }
+    if let Some(number) = value.as_f64() {
+        if bound("minimum").is_some_and(|min| number < min) {
+            push(
+                errors,
+                path,
+                "Invalid value: should be greater than or equal to minimum",
+            );
+        }
+        if bound("maximum").is_some_and(|max| number > max) {
+            push(
+                errors,
+                path,
+                "Invalid value: should be less than or equal to maximum",
+            );
+        }
+    }
+    if let Some(items) = value.as_array() {
+        let count = items.len() as f64;
+        if bound("minItems").is_some_and(|min| count < min) {
+            push(
+                errors,
+                path,
+                "Invalid value: should have at least minItems items",
+            );
+        }
+        if bound("maxItems").is_some_and(|max| count > max) {
+            push(errors, path, "Too many: must have at most maxItems items");
+        }
+        if let Some(item_schema) = schema.get("items") {
+            for (i, item) in items.iter().enumerate() {
+                default_errors(item, item_schema, &format!("{path}[{i}]"), errors);
+            }
+        }
+    }
+    if let Some(members) = value.as_object() {
+        let properties = schema.get("properties").and_then(Value::as_object);
+        for (key, member) in members {
+            if let Some(member_schema) = properties.and_then(|p| p.get(key)) {
+                default_errors(member, member_schema, &format!("{path}.{key}"), errors);
+            }
+        }
+        for required in schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            if !members.contains_key(required) {
+                push(errors, format!("{path}.{required}"), "Required value");
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,6 +492,27 @@ mod tests {
         }
         assert!(is_dns1035_label(&"a".repeat(63)));
         assert!(!is_dns1035_label(&"a".repeat(64)));
+    }
+
+    /// The API server refused foo-provider's FooMachinePool CRD while a legacy condition
+    /// field carried `default: ""` next to `minLength: 1` ("should be at least 1 chars long",
+    /// tests/e2e/tests/foo_provider.rs against apiextensions-apiserver v0.37.2).
+    #[test]
+    fn a_default_its_own_schema_refuses_is_an_error() {
+        let mut errors = Errors::new();
+        let node = serde_json::json!({"type": "string", "minLength": 1, "default": ""});
+        structural_errors(&node, Level::Field, "p", &mut errors);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let mut errors = Errors::new();
+        let node = serde_json::json!({"type": "object", "default": {"n": "x"},
+            "properties": {"n": {"type": "integer"}, "m": {"type": "string"}}, "required": ["m"]});
+        structural_errors(&node, Level::Field, "p", &mut errors);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        let mut errors = Errors::new();
+        let node = serde_json::json!({"type": "string", "enum": ["a", "b"], "default": "a",
+            "maxLength": 3});
+        structural_errors(&node, Level::Field, "p", &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! CRDs submitted to the real API server: every CRD in tests/fixtures (providers/*, corpus,
-//! provider-trees bases and rendered files) and seven classes of CRDs the server refuses.
+//! provider-trees bases and rendered files) and ten classes of CRDs the server refuses.
 //! Whatever the server refuses, `check` must FAIL under `crd-valid`; the test message carries
 //! the server's reason. Our own MachinePool CRD must be accepted.
 //!
@@ -123,9 +123,16 @@ async fn every_fixture_crd_the_server_refuses_fails_check() {
     let mut accepted = 0;
     let mut refused = Vec::new();
     let mut misses = Vec::new();
+    let mut overstrict = Vec::new();
     for (file, crd) in &crds {
         match submit(&client, crd).await {
-            Ok(()) => accepted += 1,
+            Ok(()) => {
+                accepted += 1;
+                if check_misses(crd).is_none() {
+                    let name = crd["metadata"]["name"].as_str().unwrap_or("?");
+                    overstrict.push(format!("{file} {name}"));
+                }
+            }
             Err(e) => {
                 let name = crd["metadata"]["name"].as_str().unwrap_or("?");
                 refused.push(format!("{file} {name}: {e}"));
@@ -146,14 +153,24 @@ async fn every_fixture_crd_the_server_refuses_fails_check() {
         "check passes CRDs the server refuses:\n{}",
         misses.join("\n")
     );
+    assert!(
+        overstrict.is_empty(),
+        "check FAILs crd-valid on CRDs the server accepts:\n{}",
+        overstrict.join("\n")
+    );
 }
 
-/// The seven classes the held-out rounds found (issue 28): each is refused by the server and
+/// The seven classes the held-out rounds found (issue 28) and three invalid defaults: each is refused by the server and
 /// FAILed by `check`. Built from upstream's DevMachinePool CRD (SOURCE:
 /// tests/fixtures/provider-trees/capi-dev, upstream CAPI's test provider), which the server
 /// accepts as it is.
+/// The properties of `spec` in the first version's schema.
+fn spec_props(crd: &mut Value) -> &mut Value {
+    &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+}
+
 #[tokio::test]
-async fn the_seven_refused_classes() {
+async fn the_refused_classes() {
     let Some(server) = capi_e2e::api_server() else {
         return;
     };
@@ -199,6 +216,20 @@ async fn the_seven_refused_classes() {
     let mut upper = base.clone();
     upper["spec"]["versions"][0]["name"] = json!("V1beta1");
     classes.push(("upper-case version name", upper));
+    // Found by tests/e2e/tests/foo_provider.rs: the server validates each `default` against
+    // its own schema (apiextensions-apiserver pkg/apiserver/schema/defaulting/validation.go).
+    // Found by tests/e2e/tests/foo_provider.rs: the server validates each `default` against
+    // its own schema (apiextensions-apiserver pkg/apiserver/schema/defaulting/validation.go).
+    let mut short = base.clone();
+    spec_props(&mut short)["reason"] = json!({"type": "string", "minLength": 1, "default": ""});
+    classes.push(("a default its own schema refuses (minLength)", short));
+    let mut mistyped = base.clone();
+    spec_props(&mut mistyped)["count"] = json!({"type": "integer", "default": "three"});
+    classes.push(("a default of another type", mistyped));
+    let mut outside = base.clone();
+    spec_props(&mut outside)["mode"] =
+        json!({"type": "string", "enum": ["Auto", "Manual"], "default": "Sometimes"});
+    classes.push(("a default outside its enum", outside));
 
     let mut misses = Vec::new();
     for (class, crd) in &classes {
@@ -212,4 +243,15 @@ async fn the_seven_refused_classes() {
         }
     }
     assert!(misses.is_empty(), "{}", misses.join("\n"));
+
+    // The same defaults made valid: accepted by the server and not FAILed by `check`.
+    let mut valid = base.clone();
+    spec_props(&mut valid)["reason"] = json!({"type": "string", "minLength": 1, "default": "x"});
+    spec_props(&mut valid)["count"] = json!({"type": "integer", "default": 3});
+    spec_props(&mut valid)["mode"] =
+        json!({"type": "string", "enum": ["Auto", "Manual"], "default": "Auto"});
+    submit(&client, &valid)
+        .await
+        .unwrap_or_else(|e| panic!("the server refuses valid defaults: {e}"));
+    assert!(check_misses(&valid).is_some(), "check FAILs valid defaults");
 }
