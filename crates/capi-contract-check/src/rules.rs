@@ -849,7 +849,7 @@ pub static CRD_VALID: Rule = Rule {
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-inframachinepoollist-resource-definition",
     field: "spec (group, scope, names, versions, schemas)",
-    shape: "one storage version, unique DNS-1035 version names, lower-case plural, boolean served/storage, a `type` on every schema node",
+    shape: "one storage version, unique DNS-1035 version names, lower-case plural, boolean served/storage, a `type` on every schema node, every `default` valid under its own schema",
     read_by: "the API server (`kubectl apply` of the provider's CRDs)",
     when_absent: "the CRD is refused: the provider cannot be installed",
 };
