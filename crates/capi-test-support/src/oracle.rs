@@ -1,5 +1,5 @@
 //! Upstream Cluster API as a live oracle: the Go program `tests/go/oracle` (built with
-//! [`build_go_tool`](crate::go_tool::build_go_tool)) answers JSON requests, one per line, with
+//! [`build_go_tool`]) answers JSON requests, one per line, with
 //! upstream's own functions (MachinePool conversion, `util/conversion` conversion data,
 //! `util/labels/format`, `util/conditions` summary and mirror). One process per test binary,
 //! shared by its tests.
