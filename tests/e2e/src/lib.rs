@@ -304,3 +304,73 @@ pub async fn wait_established(client: &kube::Client, name: &str) {
     }
     panic!("CRD {name} not Established after a minute");
 }
+
+/// Installs the MachinePool CRD (with the webhook) once per test binary.
+pub async fn install_machine_pool_crd(client: &kube::Client) {
+    static INSTALLED: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
+    INSTALLED
+        .get_or_init(|| async {
+            let crd = machine_pool_crd_with_webhook(webhook());
+            create_crd(client, &crd)
+                .await
+                .unwrap_or_else(|e| panic!("the server refuses our MachinePool CRD: {e}"));
+        })
+        .await;
+}
+
+/// What the server sets itself on create, and what a create cannot set: removed from the
+/// object before it is sent. `status` is reset on create because the CRD enables the status
+/// subresource (Kubernetes docs, "Status subresource": "PUT/POST/PATCH requests to the custom
+/// resource ignore changes to the status stanza").
+pub fn prepare_create(input: &serde_json::Value, name: &str, namespace: &str) -> serde_json::Value {
+    let mut object = input.clone();
+    let map = object.as_object_mut().unwrap();
+    map.remove("status");
+    let meta = map
+        .entry("metadata")
+        .or_insert_with(|| serde_json::json!({}));
+    let meta = meta.as_object_mut().unwrap();
+    for key in [
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+        "generation",
+        "managedFields",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "finalizers",
+        "ownerReferences",
+        "namespace",
+        "name",
+    ] {
+        meta.remove(key);
+    }
+    meta.insert("name".into(), name.into());
+    meta.insert("namespace".into(), namespace.into());
+    object
+}
+
+/// What `clusterctl generate cluster` does to a template, with fixed values: `${NAME}` becomes
+/// `1` when NAME ends in `COUNT`, else NAME in lower case with `-` for `_` (a valid name, label
+/// and string everywhere the provider templates use variables).
+pub fn substitute(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let name = &after[..end];
+        if name.ends_with("COUNT") {
+            out.push('1');
+        } else {
+            out.push_str(&name.to_lowercase().replace('_', "-"));
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}

@@ -9,7 +9,6 @@ use std::time::Duration;
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, WatchEvent, WatchParams};
 use serde_json::Value;
-use tokio::sync::OnceCell;
 
 const GROUP: &str = "cluster.x-k8s.io";
 const NAMESPACE: &str = "default";
@@ -19,19 +18,6 @@ const NAMESPACE: &str = "default";
 const LIST_NAMESPACE: &str = "e2e-list";
 const WATCH_NAMESPACE: &str = "e2e-watch";
 const FIXTURE_NAMESPACE: &str = "e2e-fixtures";
-
-/// Installs the MachinePool CRD (with the webhook) once per test binary.
-async fn installed(client: &kube::Client) {
-    static INSTALLED: OnceCell<()> = OnceCell::const_new();
-    INSTALLED
-        .get_or_init(|| async {
-            let crd = capi_e2e::machine_pool_crd_with_webhook(capi_e2e::webhook());
-            capi_e2e::create_crd(client, &crd)
-                .await
-                .unwrap_or_else(|e| panic!("the server refuses our MachinePool CRD: {e}"));
-        })
-        .await;
-}
 
 fn path(namespace: &str, version: &str, name: Option<&str>) -> String {
     let base = format!("/apis/{GROUP}/{version}/namespaces/{namespace}/machinepools");
@@ -62,38 +48,6 @@ async fn get(client: &kube::Client, namespace: &str, version: &str, name: &str) 
         .request(request)
         .await
         .unwrap_or_else(|e| panic!("GET {name} at {version}: {e}"))
-}
-
-/// What the server sets itself on create, and what a create cannot set: removed from the
-/// object before it is sent. `status` is reset on create because the CRD enables the status
-/// subresource (Kubernetes docs, "Status subresource": "PUT/POST/PATCH requests to the custom
-/// resource ignore changes to the status stanza").
-fn prepare(input: &Value, name: &str, namespace: &str) -> Value {
-    let mut object = input.clone();
-    let map = object.as_object_mut().unwrap();
-    map.remove("status");
-    let meta = map
-        .entry("metadata")
-        .or_insert_with(|| serde_json::json!({}));
-    let meta = meta.as_object_mut().unwrap();
-    for key in [
-        "uid",
-        "resourceVersion",
-        "creationTimestamp",
-        "generation",
-        "managedFields",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "finalizers",
-        "ownerReferences",
-        "namespace",
-        "name",
-    ] {
-        meta.remove(key);
-    }
-    meta.insert("name".into(), name.into());
-    meta.insert("namespace".into(), namespace.into());
-    object
 }
 
 /// The parts of a MachinePool a create fully determines: `spec`, labels, annotations.
@@ -161,7 +115,7 @@ async fn objects_read_at_the_other_version_equal_upstreams_conversion() {
         return;
     };
     let client = server.client().await;
-    installed(&client).await;
+    capi_e2e::install_machine_pool_crd(&client).await;
     let mut compared = 0;
     let mut failures = Vec::new();
     let mut schema_refused = Vec::new();
@@ -188,7 +142,7 @@ async fn objects_read_at_the_other_version_equal_upstreams_conversion() {
             .as_str()
             .filter(|n| !n.is_empty());
         let name = format!("up-{stem}");
-        let object = prepare(input, &name, namespace.unwrap_or(NAMESPACE));
+        let object = capi_e2e::prepare_create(input, &name, namespace.unwrap_or(NAMESPACE));
         let created = create(&client, &object, namespace.unwrap_or(NAMESPACE)).await;
         let created = match created {
             Err(kube::Error::Api(status)) if status.code == 422 => {
@@ -291,7 +245,7 @@ async fn corpus_machine_pool_round_trips_through_v1beta1() {
         return;
     };
     let client = server.client().await;
-    installed(&client).await;
+    capi_e2e::install_machine_pool_crd(&client).await;
     let text = std::fs::read_to_string(capi_test_support::fixture(
         "corpus/objects/machine-pool.yaml",
     ))
@@ -301,7 +255,7 @@ async fn corpus_machine_pool_round_trips_through_v1beta1() {
         .into_iter()
         .find(|d| d["kind"] == "MachinePool")
         .expect("the example has a MachinePool");
-    let object = prepare(&pool, "corpus-worker-mp-0", NAMESPACE);
+    let object = capi_e2e::prepare_create(&pool, "corpus-worker-mp-0", NAMESPACE);
     create(&client, &object, NAMESPACE)
         .await
         .unwrap_or_else(|e| panic!("create the corpus MachinePool: {e}"));
@@ -336,7 +290,7 @@ async fn lists_at_both_versions() {
         return;
     };
     let client = server.client().await;
-    installed(&client).await;
+    capi_e2e::install_machine_pool_crd(&client).await;
     for name in ["list-a", "list-b"] {
         let object = serde_json::json!({
             "apiVersion": "cluster.x-k8s.io/v1beta1",
@@ -394,7 +348,7 @@ async fn a_watch_sees_a_create() {
         return;
     };
     let client = server.client().await;
-    installed(&client).await;
+    capi_e2e::install_machine_pool_crd(&client).await;
     let api: Api<DynamicObject> =
         Api::namespaced_with(client.clone(), WATCH_NAMESPACE, &resource("v1beta2"));
     let start = api.list(&ListParams::default()).await.unwrap();
@@ -484,31 +438,6 @@ const FIXTURE_FILES: &[&str] = &[
     "clusters/aws-kubeadm.yaml",
 ];
 
-/// What `clusterctl generate cluster` does to a template, with fixed values: `${NAME}` becomes
-/// `1` when NAME ends in `COUNT`, else NAME in lower case with `-` for `_` (a valid name, label
-/// and string everywhere the provider templates use variables).
-fn substitute(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return out;
-        };
-        let name = &after[..end];
-        if name.ends_with("COUNT") {
-            out.push('1');
-        } else {
-            out.push_str(&name.to_lowercase().replace('_', "-"));
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Every fixture MachinePool created at its version and read at the other: the server's
 /// answer (through our webhook) equals upstream's live conversion (`tests/go/oracle`) of the
 /// object the server stored, or both fail.
@@ -521,13 +450,13 @@ async fn fixture_machine_pools_equal_the_live_oracle() {
         return;
     };
     let client = server.client().await;
-    installed(&client).await;
+    capi_e2e::install_machine_pool_crd(&client).await;
     let mut compared = 0;
     let mut both_refused = 0;
     let mut failures = Vec::new();
     for file in FIXTURE_FILES {
         let text = std::fs::read_to_string(capi_test_support::fixture(file)).unwrap();
-        let docs: Vec<Value> = serde_saphyr::from_multiple(&substitute(&text)).unwrap();
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&capi_e2e::substitute(&text)).unwrap();
         for (index, doc) in docs.iter().enumerate() {
             if doc["kind"] != "MachinePool" {
                 continue;
@@ -545,7 +474,7 @@ async fn fixture_machine_pools_equal_the_live_oracle() {
             };
             let name = format!("fx-{}", compared + failures.len());
             let namespace = FIXTURE_NAMESPACE;
-            let object = prepare(doc, &name, namespace);
+            let object = capi_e2e::prepare_create(doc, &name, namespace);
             if let Err(e) = create(&client, &object, namespace).await {
                 // A reference kind the webhook's map does not know: the server converts a new
                 // object to every served version, cannot, and refuses the create; upstream's

@@ -15,7 +15,6 @@
 
 use capi_machinepool_admission::{Admission, Admitted, Severity};
 use serde_json::{Value, json};
-use tokio::sync::OnceCell;
 
 const GROUP: &str = "cluster.x-k8s.io";
 // This server has no core API: namespaces need not exist.
@@ -48,64 +47,6 @@ fn workspace_file(path: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .join(path)
-}
-
-async fn installed(client: &kube::Client) {
-    static INSTALLED: OnceCell<()> = OnceCell::const_new();
-    INSTALLED
-        .get_or_init(|| async {
-            let crd = capi_e2e::machine_pool_crd_with_webhook(capi_e2e::webhook());
-            capi_e2e::create_crd(client, &crd)
-                .await
-                .unwrap_or_else(|e| panic!("the server refuses our MachinePool CRD: {e}"));
-        })
-        .await;
-}
-
-/// `${VAR}` replaced as `clusterctl generate` would, with fixed values (as machinepool.rs).
-fn substitute(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return out;
-        };
-        let name = &after[..end];
-        if name.ends_with("COUNT") {
-            out.push('1');
-        } else {
-            out.push_str(&name.to_lowercase().replace('_', "-"));
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// The object with a fresh name in the test namespace, without what a create cannot set.
-fn prepare(input: &Value, name: &str) -> Value {
-    let mut object = input.clone();
-    let map = object.as_object_mut().unwrap();
-    map.remove("status");
-    let meta = map.entry("metadata").or_insert_with(|| json!({}));
-    let meta = meta.as_object_mut().unwrap();
-    for key in [
-        "uid",
-        "resourceVersion",
-        "creationTimestamp",
-        "generation",
-        "managedFields",
-        "ownerReferences",
-        "finalizers",
-    ] {
-        meta.remove(key);
-    }
-    meta.insert("name".into(), name.into());
-    meta.insert("namespace".into(), NAMESPACE.into());
-    object
 }
 
 /// The server's answer to a dry-run create: the object it would store, or its refusal.
@@ -259,18 +200,18 @@ async fn fixture_machine_pools_agree_with_the_server() {
         return;
     };
     let client = server.client().await;
-    installed(&client).await;
+    capi_e2e::install_machine_pool_crd(&client).await;
     let admission = Admission::new().unwrap();
     let mut failures = Vec::new();
     let (mut compared, mut refused, mut by_conversion) = (0, 0, 0);
     for file in FIXTURE_FILES {
         let text = std::fs::read_to_string(workspace_file(file)).unwrap();
-        let docs: Vec<Value> = serde_saphyr::from_multiple(&substitute(&text)).unwrap();
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&capi_e2e::substitute(&text)).unwrap();
         for (index, doc) in docs.iter().enumerate() {
             if doc["kind"] != "MachinePool" {
                 continue;
             }
-            let object = prepare(doc, &format!("v-{compared}"));
+            let object = capi_e2e::prepare_create(doc, &format!("v-{compared}"), NAMESPACE);
             let outcome = compare(&client, &admission, &object).await;
             compared += 1;
             if refused_by_conversion(&outcome) {
@@ -299,7 +240,7 @@ fn base() -> Value {
         .into_iter()
         .find(|d| d["apiVersion"] == "cluster.x-k8s.io/v1beta2")
         .unwrap();
-    prepare(&doc, "hand")
+    capi_e2e::prepare_create(&doc, "hand", NAMESPACE)
 }
 
 /// Hand-written invalid and pruned objects: each case must be refused (or have the listed
@@ -310,7 +251,7 @@ async fn hand_written_cases_agree_with_the_server() {
         return;
     };
     let client = server.client().await;
-    installed(&client).await;
+    capi_e2e::install_machine_pool_crd(&client).await;
     let admission = Admission::new().unwrap();
     type Edit = fn(&mut Value);
     let cases: &[(&str, bool, Edit)] = &[
@@ -377,7 +318,7 @@ async fn zero_valued_unknown_fields_are_not_listed() {
         return;
     };
     let client = server.client().await;
-    installed(&client).await;
+    capi_e2e::install_machine_pool_crd(&client).await;
     let admission = Admission::new().unwrap();
     let mut object = base();
     object["metadata"]["name"] = json!("hand-zero");
