@@ -13,21 +13,6 @@ use std::process::Command;
 use capi_test_support::fixture;
 use common::run;
 
-fn kubectl() -> bool {
-    let found = Command::new("kubectl")
-        .args(["version", "--client"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "kubectl not found, and CI=true: the kustomize verdict tests must run"
-        );
-        eprintln!("skipped: kubectl not found");
-    }
-    found
-}
-
 /// The exit code of `kubectl kustomize DIR | capi-machinepool check -` (2 when kustomize fails).
 fn piped(dir: &str) -> i32 {
     let out = Command::new("kubectl")
@@ -45,7 +30,7 @@ fn piped(dir: &str) -> i32 {
 
 #[test]
 fn every_class_gets_the_verdict_of_kubectl_kustomize() {
-    if !kubectl() {
+    if !capi_test_support::kubectl::available() {
         return;
     }
     let root = fixture("kustomize-trees");
@@ -96,7 +81,7 @@ fn every_class_gets_the_verdict_of_kubectl_kustomize() {
 /// machine without a `kustomize` binary, as the README says.
 #[test]
 fn readme_first_command_output_is_real() {
-    if !kubectl() {
+    if !capi_test_support::kubectl::available() {
         return;
     }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");

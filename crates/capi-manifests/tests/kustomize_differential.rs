@@ -6,24 +6,15 @@
 //! when `CI=true`.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
 
 use capi_manifests::{Limits, kustomize::require_emulated, load::load};
 use capi_test_support::fixture;
+use capi_test_support::kubectl::{self, checked_parts as read};
 use serde_json::Value;
 
-fn kubectl_render(dir: &PathBuf) -> Option<Vec<Value>> {
-    let out = Command::new("kubectl")
-        .arg("kustomize")
-        .arg(dir)
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        return None;
-    }
-    let text = String::from_utf8(out.stdout).unwrap();
+fn kubectl_render(dir: &std::path::Path) -> Option<Vec<Value>> {
+    let text = kubectl::kustomize(dir).ok()?;
     Some(
         capi_manifests::load::documents(&text, "kubectl", &Limits::default())
             .unwrap()
@@ -33,32 +24,9 @@ fn kubectl_render(dir: &PathBuf) -> Option<Vec<Value>> {
     )
 }
 
-/// What the checker reads, by (kind, name).
-fn read(values: &[Value]) -> BTreeMap<(String, String), (Value, Value)> {
-    values
-        .iter()
-        .map(|v| {
-            let s = |x: &Value| x.as_str().unwrap_or_default().to_owned();
-            (
-                (s(&v["kind"]), s(&v["metadata"]["name"])),
-                (v["metadata"]["labels"].clone(), v["spec"].clone()),
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn every_fixture_tree_renders_like_kubectl_kustomize() {
-    let found = Command::new("kubectl")
-        .args(["version", "--client"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "kubectl not found, and CI=true"
-        );
-        eprintln!("skipped: kubectl not found");
+    if !kubectl::available() {
         return;
     }
     let mut trees: Vec<PathBuf> = ["capz", "capa", "capi-dev"]

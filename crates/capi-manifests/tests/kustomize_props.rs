@@ -9,27 +9,18 @@
 //! kubectl it prints "skipped: kubectl not found", and fails when `CI=true`.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 
 use capi_manifests::{Limits, ManifestError, kustomize::require_emulated, load::load};
 use capi_test_support::fixture;
+use capi_test_support::kubectl::{self, checked_parts as read};
 use proptest::prelude::*;
 use serde_json::Value;
 
 /// `kubectl kustomize DIR`: the rendered objects, or `Err(stderr)` when kustomize refuses.
 fn kubectl_render(dir: &Path) -> Result<Vec<Value>, String> {
-    let out = Command::new("kubectl")
-        .arg("kustomize")
-        .arg(dir)
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-    }
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = kubectl::kustomize(dir)?;
     Ok(
         capi_manifests::load::documents(&text, "kubectl", &Limits::default())
             .unwrap()
@@ -37,20 +28,6 @@ fn kubectl_render(dir: &Path) -> Result<Vec<Value>, String> {
             .map(|d| d.value)
             .collect(),
     )
-}
-
-/// What the checker reads, by (kind, name).
-fn read(values: &[Value]) -> BTreeMap<(String, String), (Value, Value)> {
-    values
-        .iter()
-        .map(|v| {
-            let s = |x: &Value| x.as_str().unwrap_or_default().to_owned();
-            (
-                (s(&v["kind"]), s(&v["metadata"]["name"])),
-                (v["metadata"]["labels"].clone(), v["spec"].clone()),
-            )
-        })
-        .collect()
 }
 
 const KEYS: &[&str] = &["cluster.x-k8s.io/v1beta2", "example.com/tier"];
@@ -358,22 +335,13 @@ fn write(case: &Case, root: &Path) -> String {
     shown
 }
 
-fn kubectl_found() -> bool {
-    Command::new("kubectl")
-        .args(["version", "--client"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 proptest! {
     // kubectl kustomize takes ~50 ms a run: a modest number of cases.
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 
     #[test]
     fn generated_kustomizations_render_like_kubectl_kustomize(case in case()) {
-        if !kubectl_found() {
-            prop_assert!(std::env::var("CI").as_deref() != Ok("true"), "kubectl not found, and CI=true");
-            eprintln!("skipped: kubectl not found");
+        if !kubectl::available() {
             return Ok(());
         }
         let root = tempfile::tempdir().unwrap();

@@ -5,6 +5,7 @@
 
 pub mod go_normalized;
 pub mod go_tool;
+pub mod kubectl;
 pub mod oracle;
 
 use std::path::PathBuf;

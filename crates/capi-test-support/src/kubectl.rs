@@ -1,0 +1,60 @@
+//! `kubectl kustomize`, the oracle of the kustomize emulator's differential suites and of the
+//! CLI's rendering tests: run it, or skip visibly where kubectl is missing (`CI=true`, which
+//! `.ci/run` sets, makes the skip a failure).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Whether `kubectl` runs here. Prints `skipped: kubectl not found` when it does not.
+///
+/// # Panics
+/// When kubectl is missing and `CI=true`: CI must never skip the kustomize tiers.
+#[must_use]
+pub fn available() -> bool {
+    let found = Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "kubectl not found, and CI=true: the kustomize tests must run"
+        );
+        eprintln!("skipped: kubectl not found");
+    }
+    found
+}
+
+/// `kubectl kustomize DIR`: the rendered YAML, or `Err(stderr)` when kustomize refuses.
+///
+/// # Panics
+/// When kubectl cannot be started or prints something other than UTF-8.
+pub fn kustomize(dir: &Path) -> Result<String, String> {
+    let out = Command::new("kubectl")
+        .arg("kustomize")
+        .arg(dir)
+        .output()
+        .expect("kubectl starts");
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(String::from_utf8(out.stdout).expect("kubectl prints UTF-8"))
+}
+
+/// What the contract checker reads of rendered objects, by (kind, name): labels and spec.
+#[must_use]
+pub fn checked_parts(values: &[Value]) -> BTreeMap<(String, String), (Value, Value)> {
+    values
+        .iter()
+        .map(|v| {
+            let s = |x: &Value| x.as_str().unwrap_or_default().to_owned();
+            (
+                (s(&v["kind"]), s(&v["metadata"]["name"])),
+                (v["metadata"]["labels"].clone(), v["spec"].clone()),
+            )
+        })
+        .collect()
+}
