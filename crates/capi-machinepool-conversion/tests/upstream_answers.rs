@@ -12,14 +12,16 @@
 //! back the way upstream writes them, is upstream's answer byte for byte.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
+use capi_machinepool_conversion::StaticResolver;
 use capi_test_support::{Numbers, first_difference};
+use common::convert;
 use std::io::Write;
 use std::path::PathBuf;
 
 use capi_machinepool_api::{v1beta1, v1beta2, wire};
-use capi_machinepool_conversion::{StaticResolver, machine_pool_converter, review};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// `(file, direction)` where our documented extension (class 6) applies: each is a round trip
 /// through v1beta1 of a hub without `status.replicas` or `status.deprecated`, or an
@@ -191,37 +193,6 @@ const CLASS_6: &[(&str, &str)] = &[
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conversion-upstream")
-}
-
-/// Converts one object through a single-object ConversionReview; the object's bytes as the
-/// handler wrote them, or the failure message.
-fn convert(resolver: &StaticResolver, object: &str, desired: &str) -> Result<String, String> {
-    let converter = machine_pool_converter(resolver.clone());
-    let body = format!(
-        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"{desired}","objects":[{object}]}}}}"#
-    );
-    let response = review::handle_bytes(&converter, body.as_bytes());
-    assert_eq!(response.status, 200);
-    #[derive(serde::Deserialize)]
-    struct Out<'a> {
-        #[serde(borrow)]
-        response: Inner<'a>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Inner<'a> {
-        result: Value,
-        #[serde(rename = "convertedObjects", borrow)]
-        converted: Vec<&'a RawValue>,
-    }
-    let out: Out<'_> = serde_json::from_slice(&response.body).unwrap();
-    if out.response.result["status"] == "Success" {
-        Ok(out.response.converted[0].get().to_owned())
-    } else {
-        Err(out.response.result["message"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned())
-    }
 }
 
 /// Upstream's form of the two class-6 fields in a hub: `status.replicas: 0` and

@@ -16,12 +16,10 @@ use capi_machinepool_api::constants::CONVERSION_DATA_ANNOTATION;
 use capi_machinepool_api::k8s_openapi::api::core::v1::ObjectReference;
 use capi_machinepool_api::strategies::{v1beta1_pool, v1beta2_pool};
 use capi_machinepool_api::{v1beta1, v1beta2, wire};
-use capi_machinepool_conversion::{StaticResolver, machine_pool_converter, review};
 use capi_test_support::oracle::{Answer, Oracle, oracle};
-use common::{GVKS, resolver};
+use common::{GVKS, convert, resolver};
 use proptest::prelude::*;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// `group/Kind` -> apiVersion for the oracle: the same map as [`resolver`].
 const MAP: [(&str, &str); 4] = [
@@ -36,37 +34,6 @@ const MAP: [(&str, &str); 4] = [
         GVKS[3].2,
     ),
 ];
-
-/// Converts one object through a single-object ConversionReview; the object's bytes as the
-/// handler wrote them, or the failure message.
-fn convert(resolver: &StaticResolver, object: &str, desired: &str) -> Result<String, String> {
-    let converter = machine_pool_converter(resolver.clone());
-    let body = format!(
-        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"{desired}","objects":[{object}]}}}}"#
-    );
-    let response = review::handle_bytes(&converter, body.as_bytes());
-    assert_eq!(response.status, 200);
-    #[derive(serde::Deserialize)]
-    struct Out<'a> {
-        #[serde(borrow)]
-        response: Inner<'a>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Inner<'a> {
-        result: Value,
-        #[serde(rename = "convertedObjects", borrow)]
-        converted: Vec<&'a RawValue>,
-    }
-    let out: Out<'_> = serde_json::from_slice(&response.body).unwrap();
-    if out.response.result["status"] == "Success" {
-        Ok(out.response.converted[0].get().to_owned())
-    } else {
-        Err(out.response.result["message"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned())
-    }
-}
 
 /// Class 6 put back as upstream writes it (see `upstream_answers.rs`): `status.replicas: 0`
 /// and `status.deprecated: {v1beta1: {}}` in a hub.

@@ -2,8 +2,9 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 #![allow(dead_code)]
 
-use capi_machinepool_conversion::StaticResolver;
+use capi_machinepool_conversion::{StaticResolver, machine_pool_converter, review};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 pub use capi_test_support::{fixture, yaml};
 
@@ -77,3 +78,34 @@ pub const GVKS: [(&str, &str, &str); 4] = [
         "infrastructure.cluster.x-k8s.io/v1beta1",
     ),
 ];
+
+/// Converts one object through a single-object ConversionReview; the object's bytes as the
+/// handler wrote them, or the failure message.
+pub fn convert(resolver: &StaticResolver, object: &str, desired: &str) -> Result<String, String> {
+    let converter = machine_pool_converter(resolver.clone());
+    let body = format!(
+        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"{desired}","objects":[{object}]}}}}"#
+    );
+    let response = review::handle_bytes(&converter, body.as_bytes());
+    assert_eq!(response.status, 200);
+    #[derive(serde::Deserialize)]
+    struct Out<'a> {
+        #[serde(borrow)]
+        response: Inner<'a>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Inner<'a> {
+        result: Value,
+        #[serde(rename = "convertedObjects", borrow)]
+        converted: Vec<&'a RawValue>,
+    }
+    let out: Out<'_> = serde_json::from_slice(&response.body).unwrap();
+    if out.response.result["status"] == "Success" {
+        Ok(out.response.converted[0].get().to_owned())
+    } else {
+        Err(out.response.result["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned())
+    }
+}
