@@ -272,12 +272,40 @@ pub async fn create_crd(client: &kube::Client, crd: &serde_json::Value) -> Resul
 /// Never for the methods and paths the tests use.
 #[must_use]
 pub fn http_request(method: &str, path: &str, body: Vec<u8>) -> http::Request<Vec<u8>> {
+    http_request_as(method, path, "application/json", body)
+}
+
+/// [`http_request`] with another content type (`application/apply-patch+yaml` for a
+/// server-side apply, say).
+pub fn http_request_as(
+    method: &str,
+    path: &str,
+    content_type: &str,
+    body: Vec<u8>,
+) -> http::Request<Vec<u8>> {
     http::Request::builder()
         .method(method)
         .uri(path)
-        .header("content-type", "application/json")
+        .header("content-type", content_type)
         .body(body)
         .expect("a valid request")
+}
+
+/// A MachinePool's own version (the last segment of its `apiVersion`) and the other served
+/// version it converts to.
+pub fn version_and_other(object: &serde_json::Value) -> (&str, &'static str) {
+    let own = object["apiVersion"]
+        .as_str()
+        .and_then(|v| v.rsplit('/').next())
+        .expect("a MachinePool with an apiVersion");
+    (
+        own,
+        if own == "v1beta1" {
+            "v1beta2"
+        } else {
+            "v1beta1"
+        },
+    )
 }
 
 /// Waits (up to a minute) for the CRD `name` to be Established.

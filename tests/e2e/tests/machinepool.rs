@@ -29,14 +29,10 @@ async fn create(
     object: &Value,
     namespace: &str,
 ) -> Result<Value, kube::Error> {
-    let version = object["apiVersion"]
-        .as_str()
-        .and_then(|a| a.rsplit('/').next())
-        .unwrap()
-        .to_owned();
+    let (version, _) = capi_e2e::version_and_other(object);
     let request = capi_e2e::http_request(
         "POST",
-        &path(namespace, &version, None),
+        &path(namespace, version, None),
         serde_json::to_vec(object).unwrap(),
     );
     client.request(request).await
@@ -124,17 +120,7 @@ async fn objects_read_at_the_other_version_equal_upstreams_conversion() {
         if input["kind"] != "MachinePool" {
             continue;
         }
-        let from = input["apiVersion"]
-            .as_str()
-            .unwrap()
-            .rsplit('/')
-            .next()
-            .unwrap();
-        let to = if from == "v1beta1" {
-            "v1beta2"
-        } else {
-            "v1beta1"
-        };
+        let (from, to) = capi_e2e::version_and_other(input);
         let there = &file["results"][format!("{from}->{to}")];
         let back = &file["results"][format!("{from}->{to}->{from}")];
         let had_status = input.get("status").is_some();
@@ -461,17 +447,7 @@ async fn fixture_machine_pools_equal_the_live_oracle() {
             if doc["kind"] != "MachinePool" {
                 continue;
             }
-            let from = doc["apiVersion"]
-                .as_str()
-                .unwrap()
-                .rsplit('/')
-                .next()
-                .unwrap();
-            let to = if from == "v1beta1" {
-                "v1beta2"
-            } else {
-                "v1beta1"
-            };
+            let (from, to) = capi_e2e::version_and_other(doc);
             let name = format!("fx-{}", compared + failures.len());
             let namespace = FIXTURE_NAMESPACE;
             let object = capi_e2e::prepare_create(doc, &name, namespace);

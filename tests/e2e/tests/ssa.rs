@@ -10,25 +10,13 @@ use serde_json::{Value, json};
 
 const MANAGER: &str = "e2e-status-controller";
 
-fn request(method: &str, path: &str, content_type: &str, body: Vec<u8>) -> http::Request<Vec<u8>> {
-    http::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("content-type", content_type)
-        .body(body)
-        .unwrap()
-}
-
 #[tokio::test]
 async fn status_apply_through_the_status_subresource() {
     let Some(server) = capi_e2e::api_server() else {
         return;
     };
     let client = server.client().await;
-    let crd = capi_e2e::machine_pool_crd_with_webhook(capi_e2e::webhook());
-    capi_e2e::create_crd(&client, &crd)
-        .await
-        .unwrap_or_else(|e| panic!("the server refuses our MachinePool CRD: {e}"));
+    capi_e2e::install_machine_pool_crd(&client).await;
 
     // The MachinePool of upstream's Docker example (tests/fixtures/corpus/objects, SOURCE in
     // tests/fixtures/corpus/SOURCE-capi.txt).
@@ -72,7 +60,7 @@ async fn status_apply_through_the_status_subresource() {
     let body = status_apply::<MachinePool, _>(&name, Some("default"), &status);
     let patch = serde_json::to_vec(&body).unwrap();
     let applied: Value = client
-        .request(request(
+        .request(capi_e2e::http_request_as(
             "PATCH",
             &format!("{base}/{name}/status?fieldManager={MANAGER}&force=true"),
             "application/apply-patch+yaml",

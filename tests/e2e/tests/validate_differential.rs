@@ -51,10 +51,7 @@ fn workspace_file(path: &str) -> std::path::PathBuf {
 
 /// The server's answer to a dry-run create: the object it would store, or its refusal.
 async fn dry_run_create(client: &kube::Client, object: &Value) -> Result<Value, kube::Error> {
-    let version = object["apiVersion"]
-        .as_str()
-        .and_then(|a| a.rsplit('/').next())
-        .unwrap_or_default();
+    let (version, _) = capi_e2e::version_and_other(object);
     let path = format!("/apis/{GROUP}/{version}/namespaces/{NAMESPACE}/machinepools?dryRun=All");
     let request = capi_e2e::http_request("POST", &path, serde_json::to_vec(object).unwrap());
     client.request(request).await
