@@ -12,6 +12,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,6 +20,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	servertesting "k8s.io/apiextensions-apiserver/pkg/cmd/server/testing"
@@ -122,9 +125,21 @@ func run() error {
 	}
 	defer os.RemoveAll(dir)
 
-	etcd, etcdURL, err := startEtcd(dir)
-	if err != nil {
-		return fmt.Errorf("starting etcd: %w", err)
+	// The free ports are picked, released and then bound by etcd: another process can take
+	// one in between (seen when test binaries start servers one after another), so a bind
+	// failure is retried with new ports in a new data directory.
+	var etcd *embed.Etcd
+	var etcdURL string
+	for attempt := 1; ; attempt++ {
+		etcd, etcdURL, err = startEtcd(filepath.Join(dir, fmt.Sprintf("etcd-%d", attempt)))
+		if err == nil {
+			break
+		}
+		inUse := errors.Is(err, syscall.EADDRINUSE) ||
+			strings.Contains(err.Error(), "address already in use")
+		if attempt == 5 || !inUse {
+			return fmt.Errorf("starting etcd: %w", err)
+		}
 	}
 	defer etcd.Close()
 
