@@ -25,7 +25,7 @@ use crate::v1beta1;
     derive = "PartialEq",
     doc = "A pool of Foo instances (InfraMachinePool, v1beta1 contract)."
 )]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct FooMachinePoolSpec {
     /// Provider IDs of the instances.
     #[serde(
