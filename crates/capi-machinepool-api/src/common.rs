@@ -156,7 +156,7 @@ pub struct LegacyCondition {
 
 /// Schema of a `metav1.Condition` list as controller-gen emits it (k8s-openapi's own schema
 /// has none of the validations).
-pub(crate) fn metav1_conditions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+pub fn metav1_conditions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": "array",
         "maxItems": 32,

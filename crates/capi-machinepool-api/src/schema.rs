@@ -4,6 +4,23 @@
 //! keys; a CRD schema has none of these (absent means unset, `nullable` is not used by Cluster
 //! API). [`structural_schema_for`] generates a fully inlined schema and removes them.
 
+/// The schema controller-gen emits for a `[]metav1.Condition` list (`maxItems: 32`, a map
+/// list keyed by `type`, every field's validation; k8s-openapi's own `Condition` schema has
+/// none), for a provider's `conditions` field:
+///
+/// ```
+/// use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+/// #[derive(schemars::JsonSchema)]
+/// struct Status {
+///     #[schemars(schema_with = "capi_machinepool_api::schema::metav1_conditions_schema")]
+///     conditions: Vec<Condition>,
+/// }
+/// let schema = capi_machinepool_api::schema::structural_schema_for::<Status>();
+/// assert_eq!(schema["properties"]["conditions"]["x-kubernetes-list-map-keys"], serde_json::json!(["type"]));
+/// assert_eq!(schema["properties"]["conditions"]["maxItems"], 32);
+/// ```
+pub use crate::common::metav1_conditions_schema;
+
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
