@@ -1,7 +1,7 @@
 //! Go normalisation: what an object becomes when Go prints it and reads it back, on the two
 //! paths an object takes.
 //!
-//! * The in-memory path ([`v1beta1`], [`v1beta2`] for MachinePools): Go's `omitempty`
+//! * The in-memory path ([`v1beta1()`], [`v1beta2()`] for MachinePools): Go's `omitempty`
 //!   makes nil and empty lists and maps, empty strings of `ObjectMeta` and
 //!   `ObjectReference`, and a zero `generation` or condition `observedGeneration` read back as
 //!   unset. Kubernetes' own semantic equality treats these as equal too.
@@ -156,7 +156,7 @@ pub fn semantic<K: Resource>(mut object: K) -> K {
     object
 }
 
-/// A v1beta1 MachinePool on the JSON path: [`v1beta1`], and an empty `status.v1beta2` block
+/// A v1beta1 MachinePool on the JSON path: [`v1beta1()`], and an empty `status.v1beta2` block
 /// is none (a hub without v1beta2 status fields converts to a spoke without the block).
 pub fn v1beta1_json(mp: v1beta1::MachinePool) -> v1beta1::MachinePool {
     let mut mp = v1beta1(mp);
