@@ -7,6 +7,9 @@
 //!   into a pool.
 //! * [`upgrade`]: one verdict a client can gate an upgrade on (cluster-api#10059),
 //!   [`upgrade_verdict`].
+//! * [`typed`]: both from typed objects: a MachinePool of either API version
+//!   ([`apply_to`], [`verdict_of`]) and the referenced objects as any typed
+//!   `kube_core::Resource` ([`ExternalObject`]).
 //!
 //! The generic condition utilities (set, mirror, aggregate, summary, `Paused`) these are built
 //! on are in `capi-conditions`, which knows nothing of MachinePool status. Time is always
@@ -14,10 +17,12 @@
 #![deny(missing_docs)]
 
 pub mod conditions;
+pub mod typed;
 pub mod upgrade;
 
 pub use conditions::{
     External, Inputs, MachinePoolMachines, ReplicaCounters, VersionTally, apply, replica_counters,
     runs_version, version_tally,
 };
+pub use typed::{AnyMachinePool, ExternalObject, TypedInputError, apply_to, verdict_of};
 pub use upgrade::{Counter, Pending, UpgradeVerdict, upgrade_verdict};
