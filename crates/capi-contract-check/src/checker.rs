@@ -454,8 +454,8 @@ impl Checker {
         let unclaimed = crate::machines::check(&mut self.report, &self.catalog, &self.inventory);
         self.report.skipped.extend(unclaimed);
         crate::clusterclass::check(&mut self.report, &self.catalog, &self.inventory);
-        crate::capabilities::check_annotations(&mut self.report, &self.catalog);
-        self.report.capabilities = crate::capabilities::compute(&self.catalog, &self.inventory);
+        crate::capability_probe::check_annotations(&mut self.report, &self.catalog);
+        self.report.capabilities = crate::capability_probe::compute(&self.catalog, &self.inventory);
         self.report
     }
 
