@@ -198,8 +198,3 @@ impl Catalog {
         self.crds.iter().filter(move |c| c.role == Some(role))
     }
 }
-
-/// `group/version` split into its group (empty for the core group) and version.
-pub(crate) fn split_api_version(api_version: &str) -> (&str, &str) {
-    api_version.rsplit_once('/').unwrap_or(("", api_version))
-}

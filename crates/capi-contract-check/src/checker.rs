@@ -10,7 +10,9 @@ use capi_manifests::{Document, Source};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
-use crate::catalog::{Catalog, CrdFacts, split_api_version};
+use capi_versions::GroupVersion;
+
+use crate::catalog::{Catalog, CrdFacts};
 use crate::crd::{Names, check_crd};
 use crate::input::{CheckOptions, CrdInput, Role, classify};
 use crate::inventory::{
@@ -161,7 +163,8 @@ impl Checker {
         if let Some(c) = self.labelled_contract(object) {
             return (c, None);
         }
-        let (group, version) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
+        let GroupVersion { group, version } =
+            GroupVersion::split(object["apiVersion"].as_str().unwrap_or_default());
         let kind = object["kind"].as_str().unwrap_or_default();
         let from_schema = self.catalog.find(group, kind).find_map(|crd| {
             crd.version(version)
@@ -191,7 +194,8 @@ impl Checker {
         if let Some(only) = self.opts.only_contract {
             return Some(only);
         }
-        let (group, version) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
+        let GroupVersion { group, version } =
+            GroupVersion::split(object["apiVersion"].as_str().unwrap_or_default());
         let kind = object["kind"].as_str().unwrap_or_default();
         self.catalog
             .find(group, kind)
@@ -211,8 +215,8 @@ impl Checker {
         let group_of = |r: &Value| {
             r["apiGroup"].as_str().map_or_else(
                 || {
-                    split_api_version(r["apiVersion"].as_str().unwrap_or_default())
-                        .0
+                    GroupVersion::split(r["apiVersion"].as_str().unwrap_or_default())
+                        .group
                         .to_owned()
                 },
                 str::to_owned,
@@ -294,7 +298,7 @@ impl Checker {
     ) -> Option<MachineObject> {
         let meta = Meta::of(object, source_ref);
         let owned_by_pool = meta.owners.iter().any(|o| {
-            let g = split_api_version(&o.api_version).0;
+            let g = GroupVersion::split(&o.api_version).group;
             g != crate::input::CORE_GROUP && self.is_pool_kind(g, &o.kind)
         });
         MachineObject::of(object, meta, owned_by_pool)
@@ -312,7 +316,8 @@ impl Checker {
 
     fn judge_object(&mut self, object: &Value, source: Option<&Source>, at_end: bool) {
         let source_ref: Option<SourceRef> = source.map(Into::into);
-        let (group, _) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
+        let GroupVersion { group, .. } =
+            GroupVersion::split(object["apiVersion"].as_str().unwrap_or_default());
         let kind = object["kind"].as_str().unwrap_or_default();
         if group == crate::input::CORE_GROUP && matches!(kind, "MachinePool" | "ClusterClass") {
             self.note_evidence(object);

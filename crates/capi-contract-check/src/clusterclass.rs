@@ -10,7 +10,9 @@ use capi_contract::Contract;
 use capi_diagnostics::excerpt::excerpt;
 use serde_json::Value;
 
-use crate::catalog::{Catalog, CrdFacts, split_api_version};
+use capi_versions::GroupVersion;
+
+use crate::catalog::{Catalog, CrdFacts};
 use crate::input::Role;
 use crate::inventory::{ClassObject, ClusterObject, Inventory, PoolClass};
 use crate::object::MAX_ITEM_FINDINGS;
@@ -59,7 +61,7 @@ fn infrastructure_template(
         );
         return;
     };
-    let (group, _) = split_api_version(&r.api_version);
+    let GroupVersion { group, .. } = GroupVersion::split(&r.api_version);
     let Some(crd) = catalog.find(group, &r.kind).next() else {
         check.fail(
             format!(

@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use capi_versions::GroupVersion;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference};
 use kube_core::ObjectMeta;
 use serde::{Deserialize, Serialize};
@@ -204,7 +205,7 @@ pub fn owner_machine_pool(meta: &ObjectMeta) -> Option<&OwnerReference> {
     meta.owner_references
         .iter()
         .flatten()
-        .find(|r| r.kind == KIND && r.api_version.rsplit_once('/').map_or("", |(g, _)| g) == GROUP)
+        .find(|r| r.kind == KIND && GroupVersion::group_of(&r.api_version) == Some(GROUP))
 }
 
 /// The labels selecting the Machines (and InfraMachines) of a MachinePool, as a label selector

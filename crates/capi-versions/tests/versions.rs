@@ -103,5 +103,8 @@ fn fixture_versions_parse() {
             }
         }
     }
-    assert!(api_versions > 300 && releases > 10, "{api_versions} {releases}");
+    assert!(
+        api_versions > 300 && releases > 10,
+        "{api_versions} {releases}"
+    );
 }
