@@ -122,23 +122,7 @@ impl MinorVersion {
     /// assert!(MinorVersion::api_server("latest").is_err());
     /// ```
     pub fn api_server(text: &str) -> Result<Self, ParseKubeVersionError> {
-        let error = match parse_version(text) {
-            Ok(v) => return Ok(Self::from(&v)),
-            Err(e) => e,
-        };
-        let number = |s: &str| {
-            let canonical = !s.is_empty()
-                && s.bytes().all(|b| b.is_ascii_digit())
-                && (s == "0" || !s.starts_with('0'));
-            canonical.then(|| s.parse::<u64>().ok()).flatten()
-        };
-        let bare = text.strip_prefix('v').unwrap_or(text);
-        if let Some((major, minor)) = bare.split_once('.')
-            && let (Some(major), Some(minor)) = (number(major), number(minor))
-        {
-            return Ok(Self { major, minor });
-        }
-        Err(error)
+        KubeVersion::major_minor(text).map(|(major, minor)| Self { major, minor })
     }
 }
 

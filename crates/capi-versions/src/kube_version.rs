@@ -43,8 +43,7 @@ impl KubeVersion {
     /// assert!(KubeVersion::parse("v1.35").is_err());
     /// ```
     pub fn parse(text: &str) -> Result<Self, ParseKubeVersionError> {
-        let bare = text.strip_prefix('v').unwrap_or(text);
-        semver::Version::parse(bare)
+        semver::Version::parse(without_v(text))
             .map(|version| Self {
                 text: text.to_owned(),
                 version,
@@ -53,6 +52,38 @@ impl KubeVersion {
                 text: text.to_owned(),
                 reason: e.to_string(),
             })
+    }
+
+    /// The major and minor version of a semantic version, or of `vMAJOR.MINOR` (canonical
+    /// numbers, `v` optional) as managed control planes publish a kube-apiserver version.
+    ///
+    /// # Errors
+    /// When the text is neither (the error is the SemVer parser's).
+    ///
+    /// ```
+    /// use capi_versions::KubeVersion;
+    /// assert_eq!(KubeVersion::major_minor("v1.34").unwrap(), (1, 34));
+    /// assert_eq!(KubeVersion::major_minor("v1.34.0+rke2r1").unwrap(), (1, 34));
+    /// assert!(KubeVersion::major_minor("v1.034").is_err());
+    /// assert!(KubeVersion::major_minor("latest").is_err());
+    /// ```
+    pub fn major_minor(text: &str) -> Result<(u64, u64), ParseKubeVersionError> {
+        let error = match Self::parse(text) {
+            Ok(v) => return Ok((v.major(), v.minor())),
+            Err(e) => e,
+        };
+        let number = |s: &str| {
+            let canonical = !s.is_empty()
+                && s.bytes().all(|b| b.is_ascii_digit())
+                && (s == "0" || !s.starts_with('0'));
+            canonical.then(|| s.parse::<u64>().ok()).flatten()
+        };
+        if let Some((major, minor)) = without_v(text).split_once('.')
+            && let (Some(major), Some(minor)) = (number(major), number(minor))
+        {
+            return Ok((major, minor));
+        }
+        Err(error)
     }
 
     /// The major version.
@@ -90,6 +121,11 @@ impl KubeVersion {
     pub fn semver(&self) -> &semver::Version {
         &self.version
     }
+}
+
+/// The text after an optional leading `v`.
+fn without_v(text: &str) -> &str {
+    text.strip_prefix('v').unwrap_or(text)
 }
 
 impl FromStr for KubeVersion {
