@@ -2,6 +2,7 @@
 //! `capability-annotation` check, from the catalog and the objects read.
 
 use capi_contract::Contract;
+use capi_contract::fields::infra_machine_pool::INFRASTRUCTURE_MACHINE_KIND;
 
 use crate::capabilities::{
     Behaviour, Capability, ClusterClassSupport, ContractSupport, DECLARE_MACHINE_DELETION,
@@ -12,7 +13,6 @@ use crate::input::Role;
 use crate::inventory::Inventory;
 use crate::report::Report;
 use crate::rules;
-use crate::schema_view::field;
 
 /// The capability of every InfraMachinePool CRD in `catalog`, in input order.
 pub(crate) fn compute(catalog: &Catalog, inventory: &Inventory) -> Vec<Capability> {
@@ -54,7 +54,7 @@ fn machine_pool_machines(
     let declared = crd
         .versions
         .iter()
-        .any(|v| field(&v.schema, &["status", "infrastructureMachineKind"]).is_some());
+        .any(|v| INFRASTRUCTURE_MACHINE_KIND.schema(&v.schema).is_some());
     if !declared {
         return MachinePoolMachines::NotSupported;
     }

@@ -7,14 +7,13 @@ use std::sync::Arc;
 use capi_contract::Contract;
 use capi_manifests::kustomize::Note;
 use capi_manifests::{Document, Source};
+use capi_versions::GroupVersion;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
-use capi_versions::GroupVersion;
-
 use crate::catalog::{Catalog, CrdFacts};
-use crate::crd::{Names, check_crd};
-use crate::input::{CheckOptions, CrdInput, Role, classify};
+use crate::crd::check_crd;
+use crate::input::{CheckOptions, CrdInput, Role};
 use crate::inventory::{
     ClassObject, ClusterObject, Inventory, MachineObject, Meta, ObjectRole, PoolObject, object_role,
 };
@@ -96,12 +95,12 @@ impl Checker {
     /// of an API version the API server no longer serves, is listed as skipped, and remembered
     /// for the rules that judge inputs together.
     pub fn add_crd(&mut self, input: &CrdInput) {
-        let role = match classify(&input.crd) {
+        let (facts, classified) = CrdFacts::read(input);
+        let role = match classified {
             Ok(role) => role,
             Err(reason) => {
                 if input.crd["kind"] == "CustomResourceDefinition" {
-                    let subject = CrdFacts::subject_of(input);
-                    self.catalog.add(CrdFacts::of(input, subject));
+                    self.catalog.add(facts);
                 }
                 let from = input
                     .source
@@ -128,17 +127,16 @@ impl Checker {
                 return;
             }
         };
-        self.take_crd(input, role);
+        self.take_crd(input, facts, role);
     }
 
-    /// Checks a CRD in `role` and remembers it.
-    fn take_crd(&mut self, input: &CrdInput, role: Role) {
-        let subject = check_crd(&mut self.report, &self.opts, input, role);
-        let mut facts = CrdFacts::of(input, Arc::clone(&subject));
+    /// Checks a CRD (read once into `facts`) in `role` and remembers it.
+    fn take_crd(&mut self, input: &CrdInput, mut facts: CrdFacts, role: Role) {
         facts.role = Some(role);
+        check_crd(&mut self.report, &self.opts, input, &facts, role);
+        let subject = Arc::clone(&facts.subject);
+        let key = (facts.group.clone(), facts.kind.clone());
         self.catalog.replace(facts);
-        let names = Names::of(&input.crd);
-        let key = (names.group.to_owned(), names.kind.to_owned());
         match role {
             Role::Pool => self.pools.push((key.0, key.1, subject)),
             Role::Template => {
@@ -284,7 +282,8 @@ impl Checker {
         for d in taken {
             if let Some((role, _)) = self.evidence.get(&(d.group.clone(), d.kind.clone())) {
                 let role = *role;
-                self.take_crd(&d.input, role);
+                let (facts, _) = CrdFacts::read(&d.input);
+                self.take_crd(&d.input, facts, role);
             }
         }
     }
