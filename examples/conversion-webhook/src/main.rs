@@ -47,6 +47,13 @@ struct Args {
     /// Connections open at once; a connection over the cap is closed at once.
     #[arg(long, default_value_t = 128)]
     max_connections: usize,
+    /// Largest response body in bytes; a review over it gets a Failure result (code 422).
+    #[arg(long, default_value_t = 16 * 1024 * 1024)]
+    max_response_bytes: usize,
+    /// Memory in bytes that conversions in flight may use together (each is admitted with
+    /// its estimated cost).
+    #[arg(long, default_value_t = 48 * 1024 * 1024)]
+    conversion_memory_bytes: usize,
     /// HTTP/2 flow-control window (connection and stream), in bytes.
     #[arg(long, default_value_t = 64 * 1024)]
     h2_window_bytes: u32,
@@ -100,6 +107,8 @@ async fn main() -> ExitCode {
             max_concurrent_conversions: args.max_concurrent_conversions,
             max_connections: args.max_connections,
             h2_window_bytes: args.h2_window_bytes,
+            max_response_bytes: args.max_response_bytes,
+            conversion_memory_bytes: args.conversion_memory_bytes,
             ..Limits::default()
         },
     };

@@ -89,6 +89,24 @@ impl Webhook {
             .await
     }
 
+    /// Posts `body` to `/convert` on a new HTTP/1.1 connection: the status and the body.
+    async fn post_review(&self, body: Vec<u8>) -> (u16, Vec<u8>) {
+        let tls = self.tls(&[]).await.unwrap();
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
+            .await
+            .unwrap();
+        tokio::spawn(conn);
+        let req = hyper::Request::post("/convert")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .unwrap();
+        let resp = sender.send_request(req).await.unwrap();
+        let status = resp.status().as_u16();
+        let body = resp.into_body().collect().await.unwrap().to_bytes();
+        (status, body.to_vec())
+    }
+
     /// One HTTP/1.1 request on a new connection: the status.
     async fn get_healthz(&self) -> Option<u16> {
         let tls = self.tls(&[]).await.ok()?;
@@ -270,4 +288,108 @@ async fn an_announced_oversized_body_gets_413_without_100_continue() {
         "{:?}",
         started.elapsed()
     );
+}
+
+/// A ConversionReview of `objects` to v1beta1.
+fn review_to_v1beta1(objects: &[String]) -> Vec<u8> {
+    format!(
+        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"cluster.x-k8s.io/v1beta1","objects":[{}]}}}}"#,
+        objects.join(",")
+    )
+    .into_bytes()
+}
+
+/// A v1beta2 MachinePool whose `spec.clusterName` is `n` characters of `<`.
+fn pool_with_lt(n: usize) -> String {
+    format!(
+        r#"{{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool","metadata":{{"name":"mp"}},"spec":{{"clusterName":"{}"}}}}"#,
+        "<".repeat(n)
+    )
+}
+
+/// The worst inputs of issue 31, sent at once, each on its own connection: two 3 MiB strings
+/// of `<` (a 40.9 MB response before the response limit), two strings just small enough for
+/// a response under the 16 MiB limit (the largest conversion that succeeds), and two reviews
+/// of 49,800 minimal objects (3 MiB). Before the response limit and the memory budget, two
+/// of the first peaked at 255-259 MB. The server's peak RSS stays under the Deployment's
+/// limit; the over-limit reviews get HTTP 200 with a `Failure` result, code 422, naming the
+/// limit; the others are converted. About 10 s (debug build: six conversions of up to 16 MB,
+/// run one or two at a time as the budget admits them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_worst_reviews_at_once_stay_under_the_memory_limit() {
+    let w = Webhook::start("worst", &["--timeout-seconds", "120"]);
+    let mib = 1 << 20;
+    // A 1,240,000-character string: 16,120,576 response bytes, under the 16 MiB limit.
+    let lt_over = review_to_v1beta1(&[pool_with_lt(3 * mib - 300)]);
+    let lt_under = review_to_v1beta1(&[pool_with_lt(1_240_000)]);
+    let minimal = r#"{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool"}"#;
+    let many = review_to_v1beta1(&vec![minimal.to_owned(); 49_800]);
+    for body in [&lt_over, &lt_under, &many] {
+        assert!(body.len() <= 3 * mib, "{}", body.len());
+    }
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for (name, body) in [
+        ("lt-over", &lt_over),
+        ("lt-under", &lt_under),
+        ("many", &many),
+    ] {
+        for _ in 0..2 {
+            let w = &w;
+            let body = body.clone();
+            tasks.push(async move { (name, w.post_review(body).await) });
+        }
+    }
+    let answers = join_all(tasks).await;
+    let peak = w.peak_rss_kb();
+    eprintln!(
+        "six worst reviews at once: server peak RSS {peak} kB after {:?}",
+        started.elapsed()
+    );
+    for (name, (status, body)) in answers {
+        assert_eq!(status, 200, "{name}");
+        let review: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        let result = &review["response"]["result"];
+        if name == "lt-under" {
+            assert_eq!(result["status"], "Success", "{name}: {result}");
+            assert_eq!(body.len(), 16_120_576, "{name}");
+        } else {
+            assert_eq!(result["status"], "Failure", "{name}: {result}");
+            assert_eq!(result["code"], 422, "{name}");
+            let message = result["message"].as_str().unwrap();
+            assert!(
+                message.contains("response limit of 16777216 bytes"),
+                "{message}"
+            );
+            assert_eq!(
+                review["response"]["convertedObjects"],
+                serde_json::json!([])
+            );
+        }
+    }
+    assert!(peak < MEMORY_LIMIT_KB, "peak RSS {peak} kB");
+}
+
+/// Polls every future to completion, concurrently on this task.
+async fn join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut pinned: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = pinned.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (future, slot) in pinned.iter_mut().zip(out.iter_mut()) {
+            if slot.is_none() {
+                match future.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => *slot = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
 }
