@@ -90,6 +90,14 @@ pub struct Limits {
     /// Memory that conversions in flight may use together, their responses included until
     /// sent; each conversion is admitted with its estimated cost ([`conversion_cost`]).
     pub conversion_memory_bytes: usize,
+    /// A connection is asked to close (after its response in flight; HTTP/2: GOAWAY) this
+    /// long after it was opened, and closed outright a request's time later.
+    pub max_connection_age: Duration,
+    /// A connection is asked to close after this many requests.
+    pub max_requests_per_connection: u64,
+    /// How long a connection over `max_connections` waits (first come, first served) for a
+    /// slot, while the oldest connection is asked to close.
+    pub connection_queue_timeout: Duration,
 }
 
 /// Measured peak memory of one conversion per byte of request body, over the worst inputs
@@ -142,6 +150,9 @@ impl Default for Limits {
             h2_max_concurrent_streams: 8,
             max_response_bytes: 16 << 20,
             conversion_memory_bytes: 48 << 20,
+            max_connection_age: Duration::from_secs(300),
+            max_requests_per_connection: 1000,
+            connection_queue_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -327,6 +338,18 @@ async fn readyz(State(state): State<Arc<AppState>>) -> Response {
     }
 }
 
+/// Counts the request on its connection, which is asked to close after its last one.
+async fn count_request(request: Request, next: axum::middleware::Next) -> Response {
+    if let Some(info) = request.extensions().get::<Arc<connection::ConnInfo>>() {
+        info.request(
+            request
+                .extensions()
+                .get::<axum_server::ConnectionShutdown>(),
+        );
+    }
+    next.run(request).await
+}
+
 fn app(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/convert", post(convert))
@@ -334,6 +357,7 @@ fn app(state: Arc<AppState>) -> Router {
         .route("/readyz", get(readyz))
         // The body is read by `convert` itself, within its limit and the shared budget.
         .layer(DefaultBodyLimit::disable())
+        .layer(axum::middleware::from_fn(count_request))
         .with_state(state)
 }
 
@@ -433,7 +457,17 @@ pub async fn start(
     let idle = limits
         .idle_timeout
         .max(config.request_timeout + limits.body_read_timeout);
-    let acceptor = connection::Limited::new(acceptor, limits.max_connections, idle);
+    let acceptor = connection::Limited::new(
+        acceptor,
+        connection::ConnectionLimits {
+            max_connections: limits.max_connections,
+            idle,
+            max_age: limits.max_connection_age,
+            grace: config.request_timeout + limits.body_read_timeout,
+            max_requests: limits.max_requests_per_connection,
+            queue_timeout: limits.connection_queue_timeout,
+        },
+    );
     let mut server = axum_server::bind(config.addr)
         .acceptor(acceptor)
         .handle(handle.clone())

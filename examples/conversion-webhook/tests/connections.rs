@@ -200,27 +200,26 @@ async fn slow_http1_and_http2_clients_stay_under_the_memory_limit() {
     }
 }
 
+/// Over the cap, a new connection waits for a slot and the oldest connection is asked to
+/// close; one that never sent a request is closed at once, so the new one is served at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn connections_over_the_cap_are_closed_at_once() {
+async fn a_connection_over_the_cap_gets_the_oldest_ones_slot() {
     let w = Webhook::start("cap", &["--max-connections", "4"]);
     let mut held = Vec::new();
     for _ in 0..4 {
         held.push(w.tls(&[]).await.unwrap());
     }
     let started = Instant::now();
-    // The fifth connection is closed before its handshake completes.
-    let fifth = tokio::time::timeout(Duration::from_secs(5), w.tls(&[]))
-        .await
-        .unwrap();
-    assert!(fifth.is_err(), "a fifth connection was accepted");
+    assert_eq!(w.get_healthz().await, Some(200));
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "{:?}",
         started.elapsed()
     );
-    drop(held);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(w.get_healthz().await, Some(200));
+    // The oldest held connection was closed by the server: its read ends.
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(2), held[0].read(&mut buf)).await;
+    assert!(matches!(read, Ok(Ok(0) | Err(_))), "{read:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -392,4 +391,160 @@ async fn join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
     })
     .await;
     out.into_iter().flatten().collect()
+}
+
+/// How attackers of one protocol keep a slot busy.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Busy {
+    /// `GET /healthz` again and again on one HTTP/1.1 connection.
+    Http1Requests,
+    /// One HTTP/2 request, then PINGs on the idle connection.
+    Http2Pings,
+}
+
+/// One attacker: holds a connection busy the `busy` way, reconnects when the server closes
+/// it, until `stop`; counts its connections in `connections`.
+async fn keep_a_slot_busy(
+    w: std::sync::Arc<Webhook>,
+    busy: Busy,
+    every: Duration,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
+    use std::sync::atomic::Ordering;
+    while !stop.load(Ordering::Relaxed) {
+        let alpn: &[&[u8]] = if busy == Busy::Http2Pings {
+            &[b"h2"]
+        } else {
+            &[]
+        };
+        let Ok(tls) = w.tls(alpn).await else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        connections.fetch_add(1, Ordering::Relaxed);
+        match busy {
+            Busy::Http1Requests => {
+                let Ok((mut sender, conn)) =
+                    hyper::client::conn::http1::handshake(TokioIo::new(tls)).await
+                else {
+                    continue;
+                };
+                tokio::spawn(conn);
+                while !stop.load(Ordering::Relaxed) {
+                    let req = hyper::Request::get("/healthz")
+                        .header("host", "localhost")
+                        .body(Full::new(Bytes::new()))
+                        .unwrap();
+                    let Ok(resp) = sender.send_request(req).await else {
+                        break;
+                    };
+                    let _ = resp.into_body().collect().await;
+                    tokio::time::sleep(every).await;
+                }
+            }
+            Busy::Http2Pings => {
+                let Ok((mut sender, conn)) =
+                    hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+                        .timer(hyper_util::rt::TokioTimer::new())
+                        .keep_alive_interval(every)
+                        .keep_alive_while_idle(true)
+                        .handshake(TokioIo::new(tls))
+                        .await
+                else {
+                    continue;
+                };
+                let mut conn = tokio::spawn(conn);
+                let req = hyper::Request::get("https://localhost/healthz")
+                    .body(Full::new(Bytes::new()))
+                    .unwrap();
+                if let Ok(resp) = sender.send_request(req).await {
+                    let _ = resp.into_body().collect().await;
+                }
+                // Only PINGs from now on, until the server closes the connection.
+                while !stop.load(Ordering::Relaxed) {
+                    if tokio::time::timeout(Duration::from_millis(100), &mut conn)
+                        .await
+                        .is_ok()
+                    {
+                        break;
+                    }
+                }
+                conn.abort();
+            }
+        }
+    }
+}
+
+/// Issue 31: 128 clients kept every slot for 70 s+ by sending `GET /healthz` every 4 s
+/// (HTTP/1.1) or one request then an HTTP/2 PING every 5 s, and a new client got a reset.
+/// Scaled down (4 slots, all taken by such clients, which reconnect at once when closed;
+/// a 2 s maximum connection age): new clients are served within 2 s each, and the busy
+/// clients' connections are closed by their age and replaced. About 4 s.
+async fn busy_clients_cannot_keep_new_ones_out(busy: Busy) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let w = Arc::new(Webhook::start(
+        if busy == Busy::Http2Pings {
+            "busy-h2"
+        } else {
+            "busy-h1"
+        },
+        &[
+            "--max-connections",
+            "4",
+            "--max-connection-age-seconds",
+            "2",
+        ],
+    ));
+    let stop = Arc::new(AtomicBool::new(false));
+    let connections = Arc::new(AtomicUsize::new(0));
+    let mut attackers = Vec::new();
+    for _ in 0..4 {
+        attackers.push(tokio::spawn(keep_a_slot_busy(
+            Arc::clone(&w),
+            busy,
+            Duration::from_millis(200),
+            Arc::clone(&stop),
+            Arc::clone(&connections),
+        )));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(connections.load(Ordering::Relaxed), 4, "every slot taken");
+    let started = Instant::now();
+    for _ in 0..5 {
+        let asked = Instant::now();
+        let served = tokio::time::timeout(Duration::from_secs(5), w.get_healthz()).await;
+        assert_eq!(
+            served,
+            Ok(Some(200)),
+            "{busy:?}: a new client was not served"
+        );
+        assert!(
+            asked.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            asked.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    // Past the maximum age every busy connection was closed and replaced at least once
+    // (plus the ones closed for the new clients).
+    let deadline = started + Duration::from_secs(4);
+    tokio::time::sleep(deadline.saturating_duration_since(Instant::now())).await;
+    let made = connections.load(Ordering::Relaxed);
+    stop.store(true, Ordering::Relaxed);
+    for attacker in attackers {
+        attacker.abort();
+    }
+    assert!(made >= 8, "{busy:?}: only {made} connections in 4.5 s");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http1_clients_requesting_every_200ms_cannot_keep_new_ones_out() {
+    busy_clients_cannot_keep_new_ones_out(Busy::Http1Requests).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http2_clients_sending_pings_cannot_keep_new_ones_out() {
+    busy_clients_cannot_keep_new_ones_out(Busy::Http2Pings).await;
 }
