@@ -214,6 +214,39 @@ pub fn to_raw_value<T: ?Sized + Serialize>(
 mod tests {
     use super::*;
 
+    /// A print within [`with_output_limit`] succeeds, with the same bytes, exactly when the
+    /// unlimited print is no longer than the limit (the expectation is the unlimited print's
+    /// length, taken independently of the limit code).
+    #[test]
+    fn an_output_limit_fails_exactly_past_the_printed_length() {
+        let long = "<".repeat(1000);
+        let texts = ["plain", "<&>", "a\u{2028}b", long.as_str()];
+        for text in texts {
+            let full = to_vec(text).unwrap();
+            let raw = to_raw_value(text).unwrap();
+            assert_eq!(raw.get().as_bytes(), &full[..]);
+            for limit in [0, full.len() - 1, full.len(), full.len() + 1] {
+                let limited = with_output_limit(limit, || to_vec(text));
+                let limited_raw = with_output_limit(limit, || to_raw_value(text));
+                if limit >= full.len() {
+                    assert_eq!(limited.unwrap().unwrap(), full, "{limit}");
+                    assert_eq!(limited_raw.unwrap().unwrap().get(), raw.get());
+                } else {
+                    assert_eq!(limited.unwrap_err().limit, limit);
+                    assert_eq!(limited_raw.unwrap_err().limit, limit);
+                }
+            }
+        }
+        // Outside a scope, and in an enclosing one after an inner one ended, nothing leaks.
+        assert!(to_vec(long.as_str()).is_ok());
+        let outer = with_output_limit(10_000, || {
+            let inner = with_output_limit(5, || to_vec(long.as_str()));
+            assert!(inner.is_err());
+            to_vec(long.as_str())
+        });
+        assert_eq!(outer.unwrap().unwrap().len(), 6002);
+    }
+
     #[test]
     fn escapes_like_go() {
         let s = "a<b>&c\u{2028}d\u{2029}e\u{2027}\"\\\n\t\u{1}\u{7f}ü";
