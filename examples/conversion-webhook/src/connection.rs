@@ -69,10 +69,10 @@ impl ConnInfo {
                 *slot = Some(handle.clone());
             }
         }
-        if n >= self.max_requests || self.closing.load(Ordering::Relaxed) {
-            if let Some(handle) = shutdown {
-                handle.graceful_shutdown();
-            }
+        if let Some(handle) = shutdown
+            && (n >= self.max_requests || self.closing.load(Ordering::Relaxed))
+        {
+            handle.graceful_shutdown();
         }
     }
 
@@ -135,15 +135,15 @@ impl<A> Limited<A> {
 fn evict_oldest(open: &Mutex<VecDeque<Weak<ConnInfo>>>) {
     let mut open = open.lock().unwrap_or_else(|e| e.into_inner());
     while let Some(oldest) = open.pop_front() {
-        if let Some(info) = oldest.upgrade() {
-            if !info.closing.load(Ordering::Relaxed) {
-                info!(
-                    graceful = info.has_handle(),
-                    "closing the oldest connection for a waiting one"
-                );
-                info.close();
-                return;
-            }
+        if let Some(info) = oldest.upgrade()
+            && !info.closing.load(Ordering::Relaxed)
+        {
+            info!(
+                graceful = info.has_handle(),
+                "closing the oldest connection for a waiting one"
+            );
+            info.close();
+            return;
         }
     }
 }
