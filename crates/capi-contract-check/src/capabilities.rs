@@ -7,18 +7,13 @@
 //! assert!(DECLARE_MACHINE_DELETION.starts_with("capabilities.capi-machinepool-rs.github.io/"));
 //! assert_ne!(DECLARE_MACHINE_DELETION, DECLARE_REMEDIATION);
 //! ```
+//!
+//! This module holds what the report carries; the checker computes it (`capability_probe`),
+//! so the report's types need nothing from the checks.
 
 use std::fmt;
 
-use capi_contract::Contract;
 use serde::Serialize;
-
-use crate::catalog::{Catalog, CrdFacts};
-use crate::input::Role;
-use crate::inventory::Inventory;
-use crate::report::Report;
-use crate::rules;
-use crate::schema_view::field;
 
 /// CRD annotation a provider sets to `"true"` or `"false"`: deleting a MachinePool Machine
 /// (`kubectl delete machine`, Cluster Autoscaler scale-down) deletes its instance.
@@ -142,140 +137,6 @@ pub struct Capability {
     pub machine_deletion: Behaviour,
     /// Whether MachineHealthCheck remediation replaces the instance.
     pub remediation: Behaviour,
-}
-
-/// The capability of every InfraMachinePool CRD in `catalog`, in input order.
-pub(crate) fn compute(catalog: &Catalog, inventory: &Inventory) -> Vec<Capability> {
-    catalog
-        .with_role(Role::Pool)
-        .map(|crd| {
-            let mpm = machine_pool_machines(catalog, inventory, crd);
-            let applies = matches!(mpm, MachinePoolMachines::Supported { .. });
-            Capability {
-                group: crd.group.clone(),
-                kind: crd.kind.clone(),
-                crd: crd.name.clone(),
-                contract: contract(crd),
-                cluster_class: cluster_class(catalog, crd),
-                machine_deletion: behaviour(crd, applies, DECLARE_MACHINE_DELETION),
-                remediation: behaviour(crd, applies, DECLARE_REMEDIATION),
-                machine_pool_machines: mpm,
-            }
-        })
-        .collect()
-}
-
-fn contract(crd: &CrdFacts) -> ContractSupport {
-    let contracts = crd.contracts();
-    if contracts.contains(&Contract::V1Beta2) {
-        ContractSupport::V1Beta2
-    } else if contracts.contains(&Contract::V1Beta1) {
-        ContractSupport::V1Beta1Only
-    } else {
-        ContractSupport::None
-    }
-}
-
-fn machine_pool_machines(
-    catalog: &Catalog,
-    inventory: &Inventory,
-    crd: &CrdFacts,
-) -> MachinePoolMachines {
-    let declared = crd
-        .versions
-        .iter()
-        .any(|v| field(&v.schema, &["status", "infrastructureMachineKind"]).is_some());
-    if !declared {
-        return MachinePoolMachines::NotSupported;
-    }
-    let from_objects = inventory
-        .pools
-        .iter()
-        .filter(|p| p.meta.kind == crd.kind && p.meta.group() == crd.group)
-        .find_map(|p| p.machine_kind.as_ref().ok().cloned());
-    if let Some(kind) = from_objects {
-        if kind == crd.kind
-            || catalog
-                .find(&crd.group, &kind)
-                .any(|c| c.role == Some(Role::Pool))
-        {
-            return MachinePoolMachines::WrongKind { kind };
-        }
-        return MachinePoolMachines::Supported {
-            kind: Some(kind),
-            known_from: Some("objects"),
-        };
-    }
-    // The InfraMachine kind by name: `<Kind>Machine` (CAPZ's AzureMachinePoolMachine) or the
-    // kind without `Pool` (the contract page's example: AWSMachinePool uses AWSMachine).
-    let candidates = [
-        format!("{}Machine", crd.kind),
-        crd.kind.strip_suffix("Pool").unwrap_or_default().to_owned(),
-    ];
-    let by_name = candidates
-        .into_iter()
-        .find(|k| !k.is_empty() && catalog.find(&crd.group, k).next().is_some());
-    MachinePoolMachines::Supported {
-        known_from: by_name.is_some().then_some("crd-name"),
-        kind: by_name,
-    }
-}
-
-/// One source of truth with the ClusterClass check: a template the topology controller can
-/// use (`clusterclass::template_problem`, what `clusterclass-infrastructure-template` judges
-/// a ClusterClass by) is supported.
-fn cluster_class(catalog: &Catalog, crd: &CrdFacts) -> ClusterClassSupport {
-    let template = format!("{}Template", crd.kind);
-    let Some(t) = catalog.find(&crd.group, &template).next() else {
-        return ClusterClassSupport::NoTemplate { template };
-    };
-    match crate::clusterclass::template_problem(t) {
-        None => ClusterClassSupport::Supported { template },
-        Some(_) => ClusterClassSupport::TemplateFails { template },
-    }
-}
-
-/// `capability-annotation`: each capability annotation on an InfraMachinePool CRD is `"true"`
-/// or `"false"`; another value (`"yes"`, `"True"`) would otherwise be read as unknown
-/// without a word.
-pub(crate) fn check_annotations(report: &mut Report, catalog: &Catalog) {
-    for crd in catalog.with_role(Role::Pool) {
-        for annotation in [DECLARE_MACHINE_DELETION, DECLARE_REMEDIATION] {
-            let Some(value) = crd.annotations.get(annotation) else {
-                continue;
-            };
-            let check = report.check(
-                &rules::CAPABILITY_ANNOTATION,
-                &crd.subject,
-                Contract::CURRENT,
-                format!("metadata.annotations[{annotation}]"),
-            );
-            if matches!(value.as_str(), "true" | "false") {
-                check.pass(format!("{annotation}: {value}"));
-            } else {
-                check.warn(
-                    format!(
-                        "{annotation} is {:?}, neither \"true\" nor \"false\": the capability is reported as unknown",
-                        capi_diagnostics::excerpt::excerpt(value)
-                    ),
-                    format!("set {annotation} to \"true\" or \"false\""),
-                );
-            }
-        }
-    }
-}
-
-fn behaviour(crd: &CrdFacts, applies: bool, annotation: &'static str) -> Behaviour {
-    if !applies {
-        return Behaviour::NotApplicable;
-    }
-    match crd.annotations.get(annotation).map(String::as_str) {
-        Some("true") => Behaviour::Declared { value: true },
-        Some("false") => Behaviour::Declared { value: false },
-        _ => Behaviour::Unknown {
-            declare_with: annotation,
-        },
-    }
 }
 
 impl fmt::Display for ContractSupport {

@@ -9,7 +9,7 @@ use capi_contract::Contract;
 use capi_contract::labels::{contract_labels, crd_labels};
 use serde_json::Value;
 
-use crate::input::{CrdInput, Role, classify};
+use crate::input::{CrdInput, NotChecked, Role, classify};
 use crate::report::{Subject, Target};
 
 /// One version of a CRD.
@@ -48,8 +48,15 @@ fn string_map(v: &Value) -> BTreeMap<String, String> {
 }
 
 impl CrdFacts {
-    /// The facts of `input`, with the subject its findings are reported on.
-    pub(crate) fn of(input: &CrdInput, subject: Arc<Subject>) -> Self {
+    /// Reads `input` once: its facts (with the subject its findings are reported on) and
+    /// its classification, which says why it is not checked when it is not.
+    pub(crate) fn read(input: &CrdInput) -> (Self, Result<Role, NotChecked>) {
+        let classified = classify(&input.crd);
+        let facts = Self::of(input, Self::subject_of(input), classified.clone().ok());
+        (facts, classified)
+    }
+
+    fn of(input: &CrdInput, subject: Arc<Subject>, role: Option<Role>) -> Self {
         let crd = &input.crd;
         let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
         let versions = crd["spec"]["versions"]
@@ -72,13 +79,13 @@ impl CrdFacts {
             namespaced: crd["spec"]["scope"] == "Namespaced",
             versions,
             labels: contract_labels(&crd_labels(crd)),
-            role: classify(crd).ok(),
+            role,
             annotations: string_map(&crd["metadata"]["annotations"]),
         }
     }
 
     /// A subject for a CRD given as a value with no subject of its own.
-    pub(crate) fn subject_of(input: &CrdInput) -> Arc<Subject> {
+    fn subject_of(input: &CrdInput) -> Arc<Subject> {
         let name = input.crd["metadata"]["name"]
             .as_str()
             .unwrap_or("<unnamed>")
@@ -197,9 +204,4 @@ impl Catalog {
     pub(crate) fn with_role(&self, role: Role) -> impl Iterator<Item = &CrdFacts> + '_ {
         self.crds.iter().filter(move |c| c.role == Some(role))
     }
-}
-
-/// `group/version` split into its group (empty for the core group) and version.
-pub(crate) fn split_api_version(api_version: &str) -> (&str, &str) {
-    api_version.rsplit_once('/').unwrap_or(("", api_version))
 }

@@ -7,12 +7,13 @@ use std::sync::Arc;
 use capi_contract::Contract;
 use capi_manifests::kustomize::Note;
 use capi_manifests::{Document, Source};
+use capi_versions::GroupVersion;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
-use crate::catalog::{Catalog, CrdFacts, split_api_version};
-use crate::crd::{Names, check_crd};
-use crate::input::{CheckOptions, CrdInput, Role, classify};
+use crate::catalog::{Catalog, CrdFacts};
+use crate::crd::check_crd;
+use crate::input::{CheckOptions, CrdInput, Role};
 use crate::inventory::{
     ClassObject, ClusterObject, Inventory, MachineObject, Meta, ObjectRole, PoolObject, object_role,
 };
@@ -94,12 +95,12 @@ impl Checker {
     /// of an API version the API server no longer serves, is listed as skipped, and remembered
     /// for the rules that judge inputs together.
     pub fn add_crd(&mut self, input: &CrdInput) {
-        let role = match classify(&input.crd) {
+        let (facts, classified) = CrdFacts::read(input);
+        let role = match classified {
             Ok(role) => role,
             Err(reason) => {
                 if input.crd["kind"] == "CustomResourceDefinition" {
-                    let subject = CrdFacts::subject_of(input);
-                    self.catalog.add(CrdFacts::of(input, subject));
+                    self.catalog.add(facts);
                 }
                 let from = input
                     .source
@@ -126,17 +127,16 @@ impl Checker {
                 return;
             }
         };
-        self.take_crd(input, role);
+        self.take_crd(input, facts, role);
     }
 
-    /// Checks a CRD in `role` and remembers it.
-    fn take_crd(&mut self, input: &CrdInput, role: Role) {
-        let subject = check_crd(&mut self.report, &self.opts, input, role);
-        let mut facts = CrdFacts::of(input, Arc::clone(&subject));
+    /// Checks a CRD (read once into `facts`) in `role` and remembers it.
+    fn take_crd(&mut self, input: &CrdInput, mut facts: CrdFacts, role: Role) {
         facts.role = Some(role);
+        check_crd(&mut self.report, &self.opts, input, &facts, role);
+        let subject = Arc::clone(&facts.subject);
+        let key = (facts.group.clone(), facts.kind.clone());
         self.catalog.replace(facts);
-        let names = Names::of(&input.crd);
-        let key = (names.group.to_owned(), names.kind.to_owned());
         match role {
             Role::Pool => self.pools.push((key.0, key.1, subject)),
             Role::Template => {
@@ -161,7 +161,8 @@ impl Checker {
         if let Some(c) = self.labelled_contract(object) {
             return (c, None);
         }
-        let (group, version) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
+        let GroupVersion { group, version } =
+            GroupVersion::split(object["apiVersion"].as_str().unwrap_or_default());
         let kind = object["kind"].as_str().unwrap_or_default();
         let from_schema = self.catalog.find(group, kind).find_map(|crd| {
             crd.version(version)
@@ -191,7 +192,8 @@ impl Checker {
         if let Some(only) = self.opts.only_contract {
             return Some(only);
         }
-        let (group, version) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
+        let GroupVersion { group, version } =
+            GroupVersion::split(object["apiVersion"].as_str().unwrap_or_default());
         let kind = object["kind"].as_str().unwrap_or_default();
         self.catalog
             .find(group, kind)
@@ -211,8 +213,8 @@ impl Checker {
         let group_of = |r: &Value| {
             r["apiGroup"].as_str().map_or_else(
                 || {
-                    split_api_version(r["apiVersion"].as_str().unwrap_or_default())
-                        .0
+                    GroupVersion::split(r["apiVersion"].as_str().unwrap_or_default())
+                        .group
                         .to_owned()
                 },
                 str::to_owned,
@@ -280,7 +282,8 @@ impl Checker {
         for d in taken {
             if let Some((role, _)) = self.evidence.get(&(d.group.clone(), d.kind.clone())) {
                 let role = *role;
-                self.take_crd(&d.input, role);
+                let (facts, _) = CrdFacts::read(&d.input);
+                self.take_crd(&d.input, facts, role);
             }
         }
     }
@@ -294,7 +297,7 @@ impl Checker {
     ) -> Option<MachineObject> {
         let meta = Meta::of(object, source_ref);
         let owned_by_pool = meta.owners.iter().any(|o| {
-            let g = split_api_version(&o.api_version).0;
+            let g = GroupVersion::split(&o.api_version).group;
             g != crate::input::CORE_GROUP && self.is_pool_kind(g, &o.kind)
         });
         MachineObject::of(object, meta, owned_by_pool)
@@ -312,7 +315,8 @@ impl Checker {
 
     fn judge_object(&mut self, object: &Value, source: Option<&Source>, at_end: bool) {
         let source_ref: Option<SourceRef> = source.map(Into::into);
-        let (group, _) = split_api_version(object["apiVersion"].as_str().unwrap_or_default());
+        let GroupVersion { group, .. } =
+            GroupVersion::split(object["apiVersion"].as_str().unwrap_or_default());
         let kind = object["kind"].as_str().unwrap_or_default();
         if group == crate::input::CORE_GROUP && matches!(kind, "MachinePool" | "ClusterClass") {
             self.note_evidence(object);
@@ -454,8 +458,8 @@ impl Checker {
         let unclaimed = crate::machines::check(&mut self.report, &self.catalog, &self.inventory);
         self.report.skipped.extend(unclaimed);
         crate::clusterclass::check(&mut self.report, &self.catalog, &self.inventory);
-        crate::capabilities::check_annotations(&mut self.report, &self.catalog);
-        self.report.capabilities = crate::capabilities::compute(&self.catalog, &self.inventory);
+        crate::capability_probe::check_annotations(&mut self.report, &self.catalog);
+        self.report.capabilities = crate::capability_probe::compute(&self.catalog, &self.inventory);
         self.report
     }
 

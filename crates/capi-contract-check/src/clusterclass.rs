@@ -7,10 +7,12 @@
 use std::sync::Arc;
 
 use capi_contract::Contract;
+use capi_contract::fields::infra_machine_pool_template::TEMPLATE_SPEC;
 use capi_diagnostics::excerpt::excerpt;
+use capi_versions::GroupVersion;
 use serde_json::Value;
 
-use crate::catalog::{Catalog, CrdFacts, split_api_version};
+use crate::catalog::{Catalog, CrdFacts};
 use crate::input::Role;
 use crate::inventory::{ClassObject, ClusterObject, Inventory, PoolClass};
 use crate::object::MAX_ITEM_FINDINGS;
@@ -59,7 +61,7 @@ fn infrastructure_template(
         );
         return;
     };
-    let (group, _) = split_api_version(&r.api_version);
+    let GroupVersion { group, .. } = GroupVersion::split(&r.api_version);
     let Some(crd) = catalog.find(group, &r.kind).next() else {
         check.fail(
             format!(
@@ -94,7 +96,7 @@ pub(crate) fn template_problem(crd: &CrdFacts) -> Option<String> {
             "its contract label names {version}, which it does not define"
         ));
     };
-    let spec = field(&v.schema, &["spec", "template", "spec"]).and_then(type_of);
+    let spec = TEMPLATE_SPEC.schema(&v.schema).and_then(type_of);
     (spec != Some("object")).then(|| format!("{version} has no spec.template.spec object"))
 }
 
@@ -179,7 +181,7 @@ pub(crate) fn template_schemas(report: &mut Report, catalog: &Catalog, contract:
                 name: template.name.clone(),
                 version: version.name.clone(),
             }));
-            let Some(spec) = field(&version.schema, &["spec", "template", "spec"]) else {
+            let Some(spec) = TEMPLATE_SPEC.schema(&version.schema) else {
                 continue;
             };
             let path = yaml_path(&version.name, &["spec", "template", "spec"]);

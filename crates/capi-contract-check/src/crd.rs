@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use capi_contract::Contract;
-use capi_contract::labels::{contract_labels, crd_labels};
 use capi_contract::naming::crd_name;
 use capi_contract::version::is_kube_like;
 use capi_diagnostics::excerpt::excerpt;
 use serde_json::Value;
 
+use crate::catalog::CrdFacts;
 use crate::input::{CheckOptions, CrdInput, Role};
 use crate::report::{Report, Subject, Target};
 use crate::rules;
@@ -44,23 +44,19 @@ pub(crate) fn check_crd(
     report: &mut Report,
     opts: &CheckOptions,
     input: &CrdInput,
+    facts: &CrdFacts,
     role: Role,
-) -> Arc<Subject> {
+) {
     let crd = &input.crd;
     let names = Names::of(crd);
-    let subject = Arc::new(Subject::new(
-        Target::Crd {
-            name: names.name.to_owned(),
-        },
-        input.source.as_ref().map(Into::into),
-    ));
+    let subject = &facts.subject;
     let contract = opts.only_contract.unwrap_or(Contract::CURRENT);
-    crate::crd_validity::check_crd_valid(report, &subject, contract, crd);
-    check_names(report, &subject, contract, crd, &names);
+    crate::crd_validity::check_crd_valid(report, subject, contract, crd);
+    check_names(report, subject, contract, crd, &names);
     for v in versions_of(crd) {
         let vname = v["name"].as_str().unwrap_or_default();
         let path = format!("spec.versions[{vname}].name");
-        let check = report.check(&rules::VERSION_POLICY, &subject, contract, path);
+        let check = report.check(&rules::VERSION_POLICY, subject, contract, path);
         if is_kube_like(vname) {
             check.pass(vname);
         } else {
@@ -70,7 +66,7 @@ pub(crate) fn check_crd(
             );
         }
     }
-    let mapped = check_labels(report, opts, &subject, input);
+    let mapped = check_labels(report, opts, subject, input, facts);
     for (label_contract, version) in mapped {
         let Some(v) = versions_of(crd)
             .iter()
@@ -92,7 +88,6 @@ pub(crate) fn check_crd(
             role,
         );
     }
-    subject
 }
 
 fn check_names(
@@ -205,8 +200,8 @@ struct LabelFacts<'a> {
 }
 
 impl<'a> LabelFacts<'a> {
-    fn of(input: &'a CrdInput, opts: &CheckOptions) -> Self {
-        let labels = contract_labels(&crd_labels(&input.crd));
+    fn of(input: &'a CrdInput, facts: &CrdFacts, opts: &CheckOptions) -> Self {
+        let labels = facts.labels.clone();
         let compatible = Contract::CURRENT.compatible();
         let present = compatible
             .iter()
@@ -244,8 +239,9 @@ fn check_labels(
     opts: &CheckOptions,
     subject: &Arc<Subject>,
     input: &CrdInput,
+    crd: &CrdFacts,
 ) -> Vec<(Contract, String)> {
-    let facts = LabelFacts::of(input, opts);
+    let facts = LabelFacts::of(input, crd, opts);
     let mut mapped = Vec::new();
     for (label_contract, versions) in &facts.labels {
         // The version the controllers resolve references to: the highest listed.

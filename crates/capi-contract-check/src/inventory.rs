@@ -10,10 +10,10 @@ use capi_contract::Contract;
 use capi_contract::reader::{InfraMachinePoolReader, ReadError};
 use capi_machinepool_api::constants::{CLUSTER_NAME_LABEL, MACHINE_POOL_NAME_LABEL};
 use capi_machinepool_api::views::{ClusterSpec, owner_machine_pool};
+use capi_versions::GroupVersion;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use serde_json::Value;
 
-use crate::catalog::split_api_version;
 use crate::input::CORE_GROUP;
 use crate::report::{SourceRef, Subject, Target};
 
@@ -67,18 +67,18 @@ impl Meta {
 
     /// The API group of the object.
     pub(crate) fn group(&self) -> &str {
-        split_api_version(&self.api_version).0
+        GroupVersion::split(&self.api_version).group
     }
 
     /// The API version (without the group).
     pub(crate) fn version(&self) -> &str {
-        split_api_version(&self.api_version).1
+        GroupVersion::split(&self.api_version).version
     }
 
     /// True when an owner reference names `kind` `name` in `group`.
     pub(crate) fn owned_by(&self, group: &str, kind: &str, name: &str) -> bool {
         self.owners.iter().any(|o| {
-            o.kind == kind && o.name == name && split_api_version(&o.api_version).0 == group
+            o.kind == kind && o.name == name && GroupVersion::split(&o.api_version).group == group
         })
     }
 
@@ -294,7 +294,7 @@ pub(crate) enum ObjectRole {
 /// The role of an object from its apiVersion and kind.
 pub(crate) fn object_role(object: &Value) -> ObjectRole {
     let kind = object["kind"].as_str().unwrap_or_default();
-    let group = split_api_version(object["apiVersion"].as_str().unwrap_or_default()).0;
+    let group = GroupVersion::split(object["apiVersion"].as_str().unwrap_or_default()).group;
     match (group == CORE_GROUP, kind) {
         (true, "ClusterClass") => ObjectRole::ClusterClass,
         (true, "Cluster") => ObjectRole::Cluster,

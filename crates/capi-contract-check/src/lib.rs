@@ -27,6 +27,7 @@
 #![deny(missing_docs)]
 
 pub mod capabilities;
+mod capability_probe;
 mod catalog;
 mod checker;
 pub mod clusterclass;

@@ -3,6 +3,9 @@
 use std::sync::Arc;
 
 use capi_contract::Contract;
+use capi_contract::fields::{
+    infra_machine as machine, infra_machine_pool as pool, infra_machine_pool_template as template,
+};
 use serde_json::Value;
 
 use crate::input::{CheckOptions, Role};
@@ -130,8 +133,8 @@ impl VersionCheck<'_> {
     }
 
     fn provider_id_list(&mut self) {
-        let f = ["spec", "providerIDList"];
-        let node = field(self.schema, &f);
+        let f = pool::PROVIDER_ID_LIST.path();
+        let node = field(self.schema, f);
         let items_type = node.and_then(|n| n.get("items")).and_then(type_of);
         let Some(node) =
             node.filter(|n| type_of(n) == Some("array") && items_type == Some("string"))
@@ -142,13 +145,13 @@ impl VersionCheck<'_> {
                 }
                 other => format!("spec.providerIDList is {}", describe(other)),
             };
-            self.check(&rules::PROVIDER_ID_LIST, &f).fail(
+            self.check(&rules::PROVIDER_ID_LIST, f).fail(
                 message,
                 "add `ProviderIDList []string `json:\"providerIDList,omitempty\"`` to the spec",
             );
             return;
         };
-        self.check(&rules::PROVIDER_ID_LIST, &f)
+        self.check(&rules::PROVIDER_ID_LIST, f)
             .pass("array of string");
         let items = &node["items"];
         let mut missing = Vec::new();
@@ -164,7 +167,7 @@ impl VersionCheck<'_> {
         if number(items, "maxLength").is_none_or(|m| m > 512.0) {
             missing.push("+kubebuilder:validation:items:MaxLength=512");
         }
-        let check = self.check(&rules::PROVIDER_ID_LIST_VALIDATION, &f);
+        let check = self.check(&rules::PROVIDER_ID_LIST_VALIDATION, f);
         if missing.is_empty() {
             check.pass("atomic, at most 10000 items of 1-512 characters");
         } else {
@@ -179,15 +182,15 @@ impl VersionCheck<'_> {
     }
 
     fn initialization(&mut self) {
-        let f = ["status", "initialization", "provisioned"];
-        let provisioned = field(self.schema, &f);
-        let ready = field(self.schema, &["status", "ready"]);
+        let f = pool::PROVISIONED.path();
+        let provisioned = field(self.schema, f);
+        let ready = pool::READY.schema(self.schema);
         match (provisioned.and_then(type_of), ready.and_then(type_of)) {
             (Some("boolean"), _) => {
-                self.check(&rules::INITIALIZATION_PROVISIONED, &f).pass("boolean");
-                let init_path = ["status", "initialization"];
-                let min = field(self.schema, &init_path).and_then(|i| number(i, "minProperties"));
-                let check = self.check(&rules::INITIALIZATION_MIN_PROPERTIES, &init_path);
+                self.check(&rules::INITIALIZATION_PROVISIONED, f).pass("boolean");
+                let init_path = pool::INITIALIZATION.path();
+                let min = field(self.schema, init_path).and_then(|i| number(i, "minProperties"));
+                let check = self.check(&rules::INITIALIZATION_MIN_PROPERTIES, init_path);
                 if min.is_some_and(|m| m >= 1.0) {
                     check.pass("minProperties 1");
                 } else {
@@ -199,13 +202,13 @@ impl VersionCheck<'_> {
             }
             (None, Some("boolean")) => {
                 let outcome = self.opts.compat_outcome();
-                self.check(&rules::INITIALIZATION_PROVISIONED, &f).outcome(
+                self.check(&rules::INITIALIZATION_PROVISIONED, f).outcome(
                     outcome,
                     "initialization is reported through the deprecated status.ready (v1beta1 contract), not status.initialization.provisioned",
                     "add `status.initialization.provisioned` (*bool) and set it with status.ready until v1beta1 support is dropped",
                 );
             }
-            _ => self.check(&rules::INITIALIZATION_PROVISIONED, &f).fail(
+            _ => self.check(&rules::INITIALIZATION_PROVISIONED, f).fail(
                 format!("status.initialization.provisioned is {}", describe(provisioned)),
                 "add `Initialization FooMachinePoolInitializationStatus` with `Provisioned *bool `json:\"provisioned,omitempty\"``",
             ),
@@ -213,9 +216,9 @@ impl VersionCheck<'_> {
     }
 
     fn ready_v1beta1(&mut self) {
-        let f = ["status", "ready"];
-        let node = field(self.schema, &f);
-        let check = self.check(&rules::READY, &f);
+        let f = pool::READY.path();
+        let node = field(self.schema, f);
+        let check = self.check(&rules::READY, f);
         match node {
             Some(n) if type_of(n) == Some("boolean") => check.pass("boolean"),
             other => check.fail(
@@ -226,9 +229,9 @@ impl VersionCheck<'_> {
     }
 
     fn replicas(&mut self) {
-        let f = ["status", "replicas"];
-        let node = field(self.schema, &f);
-        let check = self.check(&rules::REPLICAS, &f);
+        let f = pool::REPLICAS.path();
+        let node = field(self.schema, f);
+        let check = self.check(&rules::REPLICAS, f);
         match node {
             // The contract's example is `Replicas int32 `json:"replicas"`` (infra-machinepool.md,
             // "InfraMachinePool: replicas"): a number, never null; a null is read as no count.
@@ -251,9 +254,9 @@ impl VersionCheck<'_> {
     }
 
     fn conditions(&mut self) {
-        let f = ["status", "conditions"];
-        let Some(node) = field(self.schema, &f) else {
-            self.check(&rules::CONDITIONS, &f).warn(
+        let f = pool::CONDITIONS.path();
+        let Some(node) = field(self.schema, f) else {
+            self.check(&rules::CONDITIONS, f).warn(
                 "no status.conditions",
                 "add `Conditions []metav1.Condition` with a Ready condition",
             );
@@ -268,7 +271,7 @@ impl VersionCheck<'_> {
         };
         if type_of(node) != Some("array") || !string_property("type") || !string_property("status")
         {
-            self.check(&rules::CONDITIONS, &f).warn(
+            self.check(&rules::CONDITIONS, f).warn(
                 "status.conditions is not a list of {type, status} objects",
                 "use []metav1.Condition",
             );
@@ -284,7 +287,7 @@ impl VersionCheck<'_> {
             && item["properties"].get("severity").is_none();
         let list_map = string(node, "x-kubernetes-list-type") == Some("map");
         let contract = self.contract;
-        let check = self.check(&rules::CONDITIONS, &f);
+        let check = self.check(&rules::CONDITIONS, f);
         if contract == Contract::V1Beta1 {
             let shape = if metav1 {
                 "metav1.Condition"
@@ -308,14 +311,15 @@ impl VersionCheck<'_> {
     }
 
     fn terminal_failures(&mut self) {
-        for name in ["failureReason", "failureMessage"] {
-            let f = ["status", name];
-            let Some(node) = field(self.schema, &f) else {
+        for failure in [pool::FAILURE_REASON, pool::FAILURE_MESSAGE] {
+            let f = failure.path();
+            let name = f.last().copied().unwrap_or_default();
+            let Some(node) = field(self.schema, f) else {
                 continue;
             };
             let is_string = type_of(node) == Some("string");
             let contract = self.contract;
-            let check = self.check(&rules::TERMINAL_FAILURES, &f);
+            let check = self.check(&rules::TERMINAL_FAILURES, f);
             if !is_string {
                 check.fail(
                     format!(
@@ -339,19 +343,19 @@ impl VersionCheck<'_> {
         let optional: [(&'static Rule, &[&str], &str, Outcome); 3] = [
             (
                 &rules::INSTANCES,
-                &["status", "instances"],
+                pool::INSTANCES.path(),
                 "array",
                 Outcome::Warn,
             ),
             (
                 &rules::MACHINE_POOL_MACHINES,
-                &["status", "infrastructureMachineKind"],
+                pool::INFRASTRUCTURE_MACHINE_KIND.path(),
                 "string",
                 Outcome::Fail,
             ),
             (
                 &rules::PROVIDER_ID,
-                &["spec", "providerID"],
+                machine::PROVIDER_ID.path(),
                 "string",
                 Outcome::Warn,
             ),
@@ -383,9 +387,9 @@ impl VersionCheck<'_> {
     /// The InfraMachine of MachinePool Machines: the MachinePool controller reads its
     /// `spec.providerID` as a string to find the Node (`createOrUpdateMachines`).
     fn machine_provider_id(&mut self) {
-        let f = ["spec", "providerID"];
-        let node = field(self.schema, &f);
-        let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, &f);
+        let f = machine::PROVIDER_ID.path();
+        let node = field(self.schema, f);
+        let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, f);
         match node.and_then(type_of) {
             Some("string") => check.pass("spec.providerID is a string"),
             _ => check.fail(
@@ -401,10 +405,9 @@ impl VersionCheck<'_> {
     /// InfraMachine resource using `status.ready`". A MachinePool Machine's InfraMachine is
     /// waited for like any other, so a CRD with neither never gets a running Machine.
     fn machine_provisioned(&mut self) {
-        let provisioned = field(self.schema, &["status", "initialization", "provisioned"])
-            .and_then(type_of)
-            == Some("boolean");
-        let ready = field(self.schema, &["status", "ready"]).and_then(type_of) == Some("boolean");
+        let provisioned =
+            machine::PROVISIONED.schema(self.schema).and_then(type_of) == Some("boolean");
+        let ready = machine::READY.schema(self.schema).and_then(type_of) == Some("boolean");
         let outcome = self.opts.compat_outcome();
         let v1beta1 = self.contract == Contract::V1Beta1;
         let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, &["status"]);
@@ -427,9 +430,9 @@ impl VersionCheck<'_> {
     }
 
     fn template_spec(&mut self) {
-        let path = ["spec", "template", "spec"];
-        let found = field(self.schema, &path).and_then(type_of);
-        let check = self.check(&rules::TEMPLATE_SPEC, &path);
+        let path = template::TEMPLATE_SPEC.path();
+        let found = field(self.schema, path).and_then(type_of);
+        let check = self.check(&rules::TEMPLATE_SPEC, path);
         match found {
             Some("object") => check.pass("object"),
             other => check.violation(

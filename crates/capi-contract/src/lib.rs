@@ -7,11 +7,14 @@
 //!   API derives from them.
 //! * [`naming`]: CRD names as upstream computes them (flect pluralisation).
 //! * [`version`]: Kubernetes-aware ordering of API version names.
+//! * [`fields`]: every contract field once, path plus typed get/set (upstream's
+//!   `internal/contract`).
 //! * [`reader`]: contract-aware, typed reads of unstructured InfraMachinePools.
 //! * [`provider_ids`]: `providerIDList` hygiene and matching Nodes to provider IDs.
 #![deny(missing_docs)]
 
 mod contract;
+pub mod fields;
 pub mod labels;
 pub mod naming;
 pub mod provider_ids;

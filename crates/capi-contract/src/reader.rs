@@ -17,10 +17,10 @@
 //! assert!(r.infrastructure_machine_kind().unwrap_err().is_missing());
 //! ```
 
-use capi_diagnostics::excerpt::Excerpt;
 use serde_json::Value;
 
 use crate::Contract;
+use crate::fields::infra_machine_pool as pool;
 
 /// Why a field could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,10 +69,6 @@ impl<T> ReadResultExt<T> for Result<T, ReadError> {
     }
 }
 
-fn found(v: &Value) -> String {
-    Excerpt::with_max_chars(&v.to_string(), 80).to_string()
-}
-
 /// Reads contract fields of one InfraMachinePool object for a contract version.
 #[derive(Debug, Clone, Copy)]
 pub struct InfraMachinePoolReader<'a> {
@@ -103,41 +99,6 @@ impl<'a> InfraMachinePoolReader<'a> {
         }
     }
 
-    fn get(&self, path: &[&str]) -> Result<&'a Value, ReadError> {
-        let mut v = self.object;
-        for p in path {
-            v = match v.get(*p) {
-                Some(next) if !next.is_null() => next,
-                _ => {
-                    return Err(ReadError::Missing {
-                        path: path.join("."),
-                    });
-                }
-            };
-        }
-        Ok(v)
-    }
-
-    fn wrong(path: &[&str], expected: &'static str, v: &Value) -> ReadError {
-        ReadError::WrongType {
-            path: path.join("."),
-            expected,
-            found: found(v),
-        }
-    }
-
-    fn bool_at(&self, path: &[&str]) -> Result<bool, ReadError> {
-        let v = self.get(path)?;
-        v.as_bool().ok_or_else(|| Self::wrong(path, "boolean", v))
-    }
-
-    fn string_at(&self, path: &[&str]) -> Result<String, ReadError> {
-        let v = self.get(path)?;
-        v.as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| Self::wrong(path, "string", v))
-    }
-
     /// Initialization completed: `status.initialization.provisioned` (v1beta2; falling back to
     /// `status.ready` under the temporary v1beta1 compatibility when the former is missing) or
     /// `status.ready` (v1beta1).
@@ -146,10 +107,10 @@ impl<'a> InfraMachinePoolReader<'a> {
     /// Missing (treat as `false`, see [`ReadResultExt::or_missing`]) or not a boolean.
     pub fn provisioned(&self) -> Result<bool, ReadError> {
         if self.contract == Contract::V1Beta1 {
-            return self.bool_at(&["status", "ready"]);
+            return pool::READY.get(self.object);
         }
-        match self.bool_at(&["status", "initialization", "provisioned"]) {
-            Err(e) if e.is_missing() => self.bool_at(&["status", "ready"]).map_err(|_| e),
+        match pool::PROVISIONED.get(self.object) {
+            Err(e) if e.is_missing() => pool::READY.get(self.object).map_err(|_| e),
             other => other,
         }
     }
@@ -159,11 +120,7 @@ impl<'a> InfraMachinePoolReader<'a> {
     /// # Errors
     /// Missing, not an integer, or outside the int32 range.
     pub fn replicas(&self) -> Result<i32, ReadError> {
-        let path = ["status", "replicas"];
-        let v = self.get(&path)?;
-        v.as_i64()
-            .and_then(|n| i32::try_from(n).ok())
-            .ok_or_else(|| Self::wrong(&path, "int32", v))
+        pool::REPLICAS.get(self.object)
     }
 
     /// `spec.providerIDList`.
@@ -171,19 +128,7 @@ impl<'a> InfraMachinePoolReader<'a> {
     /// # Errors
     /// Missing, or not a list of strings.
     pub fn provider_id_list(&self) -> Result<Vec<String>, ReadError> {
-        let path = ["spec", "providerIDList"];
-        let v = self.get(&path)?;
-        let items = v
-            .as_array()
-            .ok_or_else(|| Self::wrong(&path, "list of strings", v))?;
-        items
-            .iter()
-            .map(|i| {
-                i.as_str()
-                    .map(str::to_owned)
-                    .ok_or_else(|| Self::wrong(&path, "list of strings", i))
-            })
-            .collect()
+        pool::PROVIDER_ID_LIST.get(self.object)
     }
 
     /// `status.infrastructureMachineKind` (MachinePool Machines support).
@@ -191,7 +136,7 @@ impl<'a> InfraMachinePoolReader<'a> {
     /// # Errors
     /// Missing, or not a string.
     pub fn infrastructure_machine_kind(&self) -> Result<String, ReadError> {
-        self.string_at(&["status", "infrastructureMachineKind"])
+        pool::INFRASTRUCTURE_MACHINE_KIND.get(self.object)
     }
 
     /// `status.failureReason` (v1beta1 contract; read under the compatibility for v1beta2).
@@ -199,7 +144,7 @@ impl<'a> InfraMachinePoolReader<'a> {
     /// # Errors
     /// Missing, or not a string.
     pub fn failure_reason(&self) -> Result<String, ReadError> {
-        self.string_at(&["status", "failureReason"])
+        pool::FAILURE_REASON.get(self.object)
     }
 
     /// `status.failureMessage`.
@@ -207,7 +152,7 @@ impl<'a> InfraMachinePoolReader<'a> {
     /// # Errors
     /// Missing, or not a string.
     pub fn failure_message(&self) -> Result<String, ReadError> {
-        self.string_at(&["status", "failureMessage"])
+        pool::FAILURE_MESSAGE.get(self.object)
     }
 }
 

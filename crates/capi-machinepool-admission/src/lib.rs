@@ -194,11 +194,7 @@ pub fn validate_machine_pool(
                 "must start with v",
             ));
         }
-        let bare = machine
-            .version
-            .strip_prefix('v')
-            .unwrap_or(&machine.version);
-        if semver::Version::parse(bare).is_err() {
+        if capi_versions::KubeVersion::parse(&machine.version).is_err() {
             errs.push(FieldError::invalid(
                 path,
                 &machine.version,

@@ -64,5 +64,6 @@ pub fn is_machine_pool(value: &serde_json::Value) -> bool {
     value["kind"] == KIND
         && value["apiVersion"]
             .as_str()
-            .is_some_and(|a| a.strip_prefix(GROUP).is_some_and(|v| v.starts_with('/')))
+            .and_then(capi_versions::GroupVersion::group_of)
+            == Some(GROUP)
 }

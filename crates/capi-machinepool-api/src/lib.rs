@@ -4,7 +4,8 @@
 //! * JSON is what the Go types emit: same field names, same `omitempty` / `omitzero`
 //!   decisions, same pointer-vs-value distinctions (see `docs/serialization.md`).
 //! * Both root types implement [`kube_core::Resource`] and [`kube_core::CustomResourceExt`].
-//! * [`machine_pool_crd`] builds the multi-version CRD from the Rust types with schemars.
+//! * Each version's `crd()` is its own CRD (as kube-derive's); [`machine_pool_crd`] is their
+//!   merge, the multi-version CRD built from the Rust types with schemars.
 //! * [`wire`] prints the bytes Go's `encoding/json` prints (string escaping included).
 //! * [`apimachinery`] holds apimachinery's name, label and condition-reason rules;
 //!   [`label_format`] formats names into label values as upstream's `format.MustFormatValue`.
@@ -31,6 +32,7 @@ pub mod apimachinery;
 mod common;
 pub mod constants;
 pub mod crd;
+mod crd_version;
 mod duration;
 pub mod label_format;
 mod omit;

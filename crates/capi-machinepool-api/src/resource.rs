@@ -363,9 +363,13 @@ macro_rules! machine_pool_resource {
         );
 
         impl kube_core::CustomResourceExt for $root {
-            /// The full multi-version MachinePool CRD (both versions share one CRD).
+            /// This version's CRD alone (served and storage), as kube-derive's `crd()`; the
+            /// multi-version MachinePool CRD is `capi_machinepool_api::machine_pool_crd()`, their
+            /// merge.
             fn crd() -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
-                crate::crd::machine_pool_crd()
+                #[allow(clippy::expect_used)]
+                serde_json::from_value(Self::crd_value())
+                    .expect("the generated CRD is a valid CustomResourceDefinition (checked by tests)")
             }
             fn crd_name() -> &'static str {
                 crate::constants::CRD_NAME
@@ -379,6 +383,16 @@ macro_rules! machine_pool_resource {
         }
 
         impl $root {
+            /// This version's CRD alone as JSON (integers kept as integers): what
+            /// [`kube_core::CustomResourceExt::crd`] returns, before typing.
+            #[must_use]
+            pub fn crd_value() -> serde_json::Value {
+                crate::crd_version::version_crd_value(
+                    $version,
+                    crate::schema::structural_schema_for::<Self>(),
+                )
+            }
+
             /// A MachinePool with the given name and spec, everything else empty.
             #[must_use]
             pub fn new(name: &str, spec: $spec) -> Self {

@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use capi_versions::GroupVersion;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference};
 use kube_core::{ObjectMeta, Resource};
 use serde::{Deserialize, Serialize};
@@ -360,7 +361,7 @@ pub fn owner_machine_pool(meta: &ObjectMeta) -> Option<&OwnerReference> {
     meta.owner_references
         .iter()
         .flatten()
-        .find(|r| r.kind == KIND && wire::group_of(&r.api_version) == GROUP)
+        .find(|r| r.kind == KIND && GroupVersion::group_of(&r.api_version) == Some(GROUP))
 }
 
 /// The labels selecting the Machines (and InfraMachines) of a MachinePool, as a label selector
@@ -405,14 +406,10 @@ pub fn machine_pool_machines_labels(
 
 /// How the views read both API versions, leniently.
 mod wire {
+    use capi_versions::GroupVersion;
     use serde::de::DeserializeOwned;
     use serde::{Deserialize, Deserializer};
     use serde_json::Value;
-
-    /// The API group of an `apiVersion` (`""` for the core group, `v1`).
-    pub(super) fn group_of(api_version: &str) -> &str {
-        api_version.rsplit_once('/').map_or("", |(g, _)| g)
-    }
 
     /// A field of the wrong JSON type reads as its default.
     pub(super) fn lenient<'de, D, T>(deserializer: D) -> Result<T, D::Error>
@@ -457,7 +454,11 @@ mod wire {
         fn from(r: ObjectRef) -> Self {
             let api_group = r
                 .api_group
-                .or_else(|| r.api_version.as_deref().map(|v| group_of(v).to_owned()))
+                .or_else(|| {
+                    r.api_version
+                        .as_deref()
+                        .map(|v| GroupVersion::group_of(v).unwrap_or_default().to_owned())
+                })
                 .unwrap_or_default();
             Self {
                 api_group,

@@ -84,8 +84,7 @@ impl<'a> TypeMetaRef<'a> {
     pub fn group(&self) -> &str {
         self.api_version
             .as_deref()
-            .and_then(|v| v.rsplit_once('/'))
-            .map_or("", |(g, _)| g)
+            .map_or("", |v| capi_versions::GroupVersion::split(v).group)
     }
 }
 

@@ -66,14 +66,9 @@ pub fn recover_bool(value: bool, restored: Option<Option<bool>>) -> Option<bool>
 /// # Errors
 /// When the string has more than one `/`.
 pub fn group_of_api_version(api_version: &str) -> Result<&str, ConversionError> {
-    if api_version.is_empty() || api_version == "/" {
-        return Ok("");
-    }
-    match api_version.matches('/').count() {
-        0 => Ok(""),
-        1 => Ok(api_version.split_once('/').map_or("", |(g, _)| g)),
-        _ => Err(ConversionError::InvalidGroupVersion(api_version.to_owned())),
-    }
+    capi_versions::GroupVersion::parse(api_version)
+        .map(|gv| gv.group)
+        .map_err(|e| ConversionError::InvalidGroupVersion(e.0))
 }
 
 fn to_contract_ref(

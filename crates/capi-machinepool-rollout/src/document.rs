@@ -2,9 +2,10 @@
 
 use serde_json::Value;
 
-/// The API group of an `apiVersion` (`""` for the core group, `v1`).
+/// The API group of an `apiVersion` (`""` for the core group, `v1`, and for an `apiVersion`
+/// apimachinery refuses, which names no group a verdict looks for).
 pub(crate) fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+    capi_versions::GroupVersion::group_of(api_version).unwrap_or_default()
 }
 
 /// The string at a JSON pointer, when there is one.

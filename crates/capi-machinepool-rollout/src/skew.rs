@@ -40,6 +40,7 @@
 use std::fmt;
 
 use capi_diagnostics::{Excerpt, Severity};
+use capi_versions::{KubeVersion, ParseKubeVersionError};
 
 /// How many minor versions a kubelet of 1.25 or newer may be older than kube-apiserver.
 pub const MAX_KUBELET_MINORS_BEHIND: u64 = 3;
@@ -79,15 +80,15 @@ impl fmt::Display for VersionAt {
 /// The parsed kubelet version, `v` prefix allowed.
 ///
 /// # Errors
-/// The semver parser's error when the text is not a semantic version.
+/// When the text is not a semantic version.
 ///
 /// ```
 /// use capi_machinepool_rollout::skew::parse_version;
-/// assert_eq!(parse_version("v1.35.0-rc.1+abc").unwrap().minor, 35);
+/// assert_eq!(parse_version("v1.35.0-rc.1+abc").unwrap().minor(), 35);
 /// assert!(parse_version("v1.35").is_err());
 /// ```
-pub fn parse_version(text: &str) -> Result<semver::Version, semver::Error> {
-    semver::Version::parse(text.strip_prefix('v').unwrap_or(text))
+pub fn parse_version(text: &str) -> Result<KubeVersion, ParseKubeVersionError> {
+    KubeVersion::parse(text)
 }
 
 /// A major and minor version: all the policy compares.
@@ -104,7 +105,7 @@ impl MinorVersion {
     ///
     /// # Errors
     /// When the text is not a semantic version.
-    pub fn kubelet(text: &str) -> Result<Self, semver::Error> {
+    pub fn kubelet(text: &str) -> Result<Self, ParseKubeVersionError> {
         parse_version(text).map(|v| Self::from(&v))
     }
 
@@ -120,32 +121,16 @@ impl MinorVersion {
     /// assert_eq!(MinorVersion::api_server("v1.34.0+rke2r1").unwrap().minor, 34);
     /// assert!(MinorVersion::api_server("latest").is_err());
     /// ```
-    pub fn api_server(text: &str) -> Result<Self, semver::Error> {
-        let error = match parse_version(text) {
-            Ok(v) => return Ok(Self::from(&v)),
-            Err(e) => e,
-        };
-        let number = |s: &str| {
-            let canonical = !s.is_empty()
-                && s.bytes().all(|b| b.is_ascii_digit())
-                && (s == "0" || !s.starts_with('0'));
-            canonical.then(|| s.parse::<u64>().ok()).flatten()
-        };
-        let bare = text.strip_prefix('v').unwrap_or(text);
-        if let Some((major, minor)) = bare.split_once('.')
-            && let (Some(major), Some(minor)) = (number(major), number(minor))
-        {
-            return Ok(Self { major, minor });
-        }
-        Err(error)
+    pub fn api_server(text: &str) -> Result<Self, ParseKubeVersionError> {
+        KubeVersion::major_minor(text).map(|(major, minor)| Self { major, minor })
     }
 }
 
-impl From<&semver::Version> for MinorVersion {
-    fn from(v: &semver::Version) -> Self {
+impl From<&KubeVersion> for MinorVersion {
+    fn from(v: &KubeVersion) -> Self {
         Self {
-            major: v.major,
-            minor: v.minor,
+            major: v.major(),
+            minor: v.minor(),
         }
     }
 }
@@ -282,7 +267,8 @@ impl ApiServers {
                     kubelet: None,
                     api_servers: vec![at.clone()],
                     message: format!(
-                        "not a Kubernetes version ({e}): the version skew cannot be judged"
+                        "not a Kubernetes version ({}): the version skew cannot be judged",
+                        e.reason
                     ),
                 }),
             }
@@ -433,7 +419,10 @@ pub fn check(control_plane: &[VersionAt], kubelets: &[VersionAt]) -> Vec<SkewFin
                 severity: Some(Severity::Error),
                 kubelet: Some(kubelet.clone()),
                 api_servers: Vec::new(),
-                message: format!("not a semantic version ({e}): the version skew cannot be judged"),
+                message: format!(
+                    "not a semantic version ({}): the version skew cannot be judged",
+                    e.reason
+                ),
             }),
         }
     }

@@ -12,7 +12,7 @@ use crate::Document;
 /// `(group, kind, name)` of an object.
 fn key(value: &Value) -> (String, String, String) {
     let api = value["apiVersion"].as_str().unwrap_or_default();
-    let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+    let group = capi_versions::GroupVersion::split(api).group;
     let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     (
         group.to_owned(),

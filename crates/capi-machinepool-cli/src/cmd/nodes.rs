@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
+use capi_contract::fields::infra_machine_pool::{PROVIDER_ID_LIST, REPLICAS};
 use capi_contract::provider_ids::{
     ClusterNodeReport, Difference, NodeReport, UNINITIALIZED_TAINT, match_pools, nodes_from_value,
 };
@@ -80,11 +81,11 @@ fn read_nodes(path: &Path) -> Result<Vec<k8s_openapi::api::core::v1::Node>, Fail
 }
 
 fn pool(value: &Value, source: String) -> Result<Option<Pool>, Failure> {
-    let Some(ids) = value["spec"].get("providerIDList") else {
-        return Ok(None);
+    let list = match PROVIDER_ID_LIST.get(value) {
+        Ok(list) => list,
+        Err(e) if e.is_missing() => return Ok(None),
+        Err(e) => return Err(format!("{source}: {e}").into()),
     };
-    let list: Vec<String> = serde_json::from_value(ids.clone())
-        .map_err(|e| format!("{source}: spec.providerIDList: {e}"))?;
     let meta = &value["metadata"];
     let name = match (meta["namespace"].as_str(), meta["name"].as_str()) {
         (Some(ns), Some(n)) => format!("{ns}/{n}"),
@@ -96,7 +97,7 @@ fn pool(value: &Value, source: String) -> Result<Option<Pool>, Failure> {
         name,
         source,
         list,
-        replicas: value["status"]["replicas"].as_i64(),
+        replicas: REPLICAS.node(value).ok().and_then(Value::as_i64),
     }))
 }
 

@@ -18,7 +18,7 @@ const FLAG: &str = "--control-plane-version";
 pub fn parse_control_plane_version(text: &str) -> Result<String, String> {
     capi_machinepool_rollout::skew::parse_version(text)
         .map(|_| text.to_owned())
-        .map_err(|e| format!("not a Kubernetes version such as v1.34.0 ({e})"))
+        .map_err(|e| format!("not a Kubernetes version such as v1.34.0 ({})", e.reason))
 }
 
 pub fn run(

@@ -89,10 +89,6 @@ fn selects(terms: &[Term], map: &Value) -> bool {
     })
 }
 
-fn group_version(api_version: &str) -> (&str, &str) {
-    api_version.rsplit_once('/').unwrap_or(("", api_version))
-}
-
 impl Target {
     /// Reads a `target:` mapping.
     ///
@@ -133,7 +129,9 @@ impl Target {
     /// and namespace (the version is not compared, as kustomize does not).
     #[must_use]
     pub fn of(patch: &Value) -> Self {
-        let (group, _) = group_version(patch["apiVersion"].as_str().unwrap_or_default());
+        let group =
+            capi_versions::GroupVersion::split(patch["apiVersion"].as_str().unwrap_or_default())
+                .group;
         let literal = |v: &Value| {
             v.as_str()
                 .and_then(|s| anchored(&regex::escape(s), "name").ok())
@@ -152,7 +150,8 @@ impl Target {
     /// True when `resource` is a target.
     #[must_use]
     pub fn matches(&self, resource: &Value) -> bool {
-        let (group, version) = group_version(resource["apiVersion"].as_str().unwrap_or_default());
+        let capi_versions::GroupVersion { group, version } =
+            capi_versions::GroupVersion::split(resource["apiVersion"].as_str().unwrap_or_default());
         let meta = &resource["metadata"];
         self.group.as_ref().is_none_or(|g| g.is_match(group))
             && self.version.as_ref().is_none_or(|v| v.is_match(version))

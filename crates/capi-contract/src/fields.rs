@@ -1,0 +1,258 @@
+//! Every contract field once: its path and a typed get/set, as Cluster API's
+//! `internal/contract` gives each field a `Path()` and `Get()`/`Set()`. The runtime
+//! [`reader`](crate::reader), the contract checker's schema checks and capability report, and
+//! the CLI read the fields through these accessors, so a path is written in one place.
+//!
+//! ```
+//! use capi_contract::fields::infra_machine_pool::{PROVIDER_ID_LIST, REPLICAS};
+//! let mut obj = serde_json::json!({"spec": {"providerIDList": ["aws:///a/i-1"]}});
+//! assert_eq!(PROVIDER_ID_LIST.path(), ["spec", "providerIDList"]);
+//! assert_eq!(PROVIDER_ID_LIST.get(&obj).unwrap(), ["aws:///a/i-1"]);
+//! assert!(REPLICAS.get(&obj).unwrap_err().is_missing());
+//! REPLICAS.set(&mut obj, 1);
+//! assert_eq!(obj["status"]["replicas"], 1);
+//! // The same path in a CRD version's openAPIV3Schema:
+//! let schema = serde_json::json!({"properties": {"status": {"properties": {"replicas": {"type": "integer"}}}}});
+//! assert_eq!(REPLICAS.schema(&schema).unwrap()["type"], "integer");
+//! ```
+
+use std::marker::PhantomData;
+
+use capi_diagnostics::excerpt::Excerpt;
+use serde_json::{Map, Value};
+
+use crate::reader::ReadError;
+
+/// A value type a contract field holds.
+pub trait FieldValue: Sized {
+    /// What the contract expects, for [`ReadError::WrongType`] (`boolean`, `int32`, ...).
+    const EXPECTED: &'static str;
+
+    /// The value, or the node that is not of this type (for lists: the offending item).
+    ///
+    /// # Errors
+    /// The offending JSON node.
+    fn from_json(value: &Value) -> Result<Self, &Value>;
+
+    /// The value as JSON.
+    fn into_json(self) -> Value;
+}
+
+impl FieldValue for bool {
+    const EXPECTED: &'static str = "boolean";
+    fn from_json(value: &Value) -> Result<Self, &Value> {
+        value.as_bool().ok_or(value)
+    }
+    fn into_json(self) -> Value {
+        Value::Bool(self)
+    }
+}
+
+impl FieldValue for String {
+    const EXPECTED: &'static str = "string";
+    fn from_json(value: &Value) -> Result<Self, &Value> {
+        value.as_str().map(str::to_owned).ok_or(value)
+    }
+    fn into_json(self) -> Value {
+        Value::String(self)
+    }
+}
+
+impl FieldValue for i32 {
+    const EXPECTED: &'static str = "int32";
+    fn from_json(value: &Value) -> Result<Self, &Value> {
+        value
+            .as_i64()
+            .and_then(|n| i32::try_from(n).ok())
+            .ok_or(value)
+    }
+    fn into_json(self) -> Value {
+        Value::from(self)
+    }
+}
+
+impl FieldValue for Vec<String> {
+    const EXPECTED: &'static str = "list of strings";
+    fn from_json(value: &Value) -> Result<Self, &Value> {
+        value
+            .as_array()
+            .ok_or(value)?
+            .iter()
+            .map(String::from_json)
+            .collect()
+    }
+    fn into_json(self) -> Value {
+        Value::Array(self.into_iter().map(Value::String).collect())
+    }
+}
+
+/// One contract field: where it lives and what it holds.
+#[derive(Debug)]
+pub struct Field<T> {
+    path: &'static [&'static str],
+    value: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Field<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Field<T> {}
+
+impl<T> Field<T> {
+    /// The field at `path` (object keys from the root).
+    #[must_use]
+    pub const fn new(path: &'static [&'static str]) -> Self {
+        Self {
+            path,
+            value: PhantomData,
+        }
+    }
+
+    /// The path, key by key (`["status", "replicas"]`).
+    #[must_use]
+    pub const fn path(&self) -> &'static [&'static str] {
+        self.path
+    }
+
+    /// The dotted path (`status.replicas`), as findings and errors name the field.
+    #[must_use]
+    pub fn dotted(&self) -> String {
+        self.path.join(".")
+    }
+
+    /// The field's JSON node in `object`, absent or `null` being missing.
+    ///
+    /// # Errors
+    /// [`ReadError::Missing`].
+    pub fn node<'v>(&self, object: &'v Value) -> Result<&'v Value, ReadError> {
+        self.path
+            .iter()
+            .try_fold(object, |v, key| v.get(*key).filter(|n| !n.is_null()))
+            .ok_or_else(|| ReadError::Missing {
+                path: self.dotted(),
+            })
+    }
+
+    /// The field's schema in a CRD version's `openAPIV3Schema`, following `properties`.
+    #[must_use]
+    pub fn schema<'s>(&self, schema: &'s Value) -> Option<&'s Value> {
+        self.path
+            .iter()
+            .try_fold(schema, |s, key| s.get("properties")?.get(*key))
+    }
+}
+
+impl<T: FieldValue> Field<T> {
+    /// The field's value in `object`.
+    ///
+    /// # Errors
+    /// [`ReadError::Missing`] when absent or `null`; [`ReadError::WrongType`] when of another
+    /// type (or out of range).
+    pub fn get(&self, object: &Value) -> Result<T, ReadError> {
+        T::from_json(self.node(object)?).map_err(|found| ReadError::WrongType {
+            path: self.dotted(),
+            expected: T::EXPECTED,
+            found: Excerpt::with_max_chars(&found.to_string(), 80).to_string(),
+        })
+    }
+
+    /// Sets the field in `object`, creating the objects on its path (a non-object on the
+    /// path is replaced by an object).
+    pub fn set(&self, object: &mut Value, value: T) {
+        let mut node = object;
+        for key in self.path {
+            if !node.is_object() {
+                *node = Value::Object(Map::new());
+            }
+            let Value::Object(map) = node else {
+                return;
+            };
+            node = map.entry(*key).or_insert(Value::Null);
+        }
+        *node = value.into_json();
+    }
+}
+
+/// The InfraMachinePool contract's fields.
+pub mod infra_machine_pool {
+    use super::Field;
+
+    /// `spec.providerIDList`: the provider IDs of the pool's instances.
+    pub const PROVIDER_ID_LIST: Field<Vec<String>> = Field::new(&["spec", "providerIDList"]);
+    /// `status.initialization.provisioned` (v1beta2 contract).
+    pub const PROVISIONED: Field<bool> = Field::new(&["status", "initialization", "provisioned"]);
+    /// `status.initialization`, the object holding [`PROVISIONED`].
+    pub const INITIALIZATION: Field<()> = Field::new(&["status", "initialization"]);
+    /// `status.ready` (v1beta1 contract, read under the compatibility for v1beta2).
+    pub const READY: Field<bool> = Field::new(&["status", "ready"]);
+    /// `status.replicas`.
+    pub const REPLICAS: Field<i32> = Field::new(&["status", "replicas"]);
+    /// `status.conditions`.
+    pub const CONDITIONS: Field<()> = Field::new(&["status", "conditions"]);
+    /// `status.infrastructureMachineKind`: MachinePool Machines support.
+    pub const INFRASTRUCTURE_MACHINE_KIND: Field<String> =
+        Field::new(&["status", "infrastructureMachineKind"]);
+    /// `status.instances` (optional instance list).
+    pub const INSTANCES: Field<()> = Field::new(&["status", "instances"]);
+    /// `status.failureReason` (v1beta1 terminal failure).
+    pub const FAILURE_REASON: Field<String> = Field::new(&["status", "failureReason"]);
+    /// `status.failureMessage` (v1beta1 terminal failure).
+    pub const FAILURE_MESSAGE: Field<String> = Field::new(&["status", "failureMessage"]);
+}
+
+/// The InfraMachine (MachinePool Machine) contract's fields.
+pub mod infra_machine {
+    use super::Field;
+
+    /// `spec.providerID`.
+    pub const PROVIDER_ID: Field<String> = Field::new(&["spec", "providerID"]);
+    /// `status.initialization.provisioned` (v1beta2 contract).
+    pub const PROVISIONED: Field<bool> = Field::new(&["status", "initialization", "provisioned"]);
+    /// `status.ready` (v1beta1 contract).
+    pub const READY: Field<bool> = Field::new(&["status", "ready"]);
+}
+
+/// The InfraMachinePoolTemplate contract's fields.
+pub mod infra_machine_pool_template {
+    use super::Field;
+
+    /// `spec.template.spec`: what the topology controller copies into each InfraMachinePool.
+    pub const TEMPLATE_SPEC: Field<()> = Field::new(&["spec", "template", "spec"]);
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::infra_machine_pool::*;
+
+    #[test]
+    fn get_tells_missing_from_wrong_type_and_set_round_trips() {
+        let mut obj = json!({"status": {"replicas": "3", "ready": null}, "spec": 1});
+        assert!(READY.get(&obj).unwrap_err().is_missing());
+        assert_eq!(
+            REPLICAS.get(&obj).unwrap_err().to_string(),
+            "status.replicas: expected int32, found \"3\""
+        );
+        assert!(PROVIDER_ID_LIST.get(&obj).unwrap_err().is_missing());
+        PROVIDER_ID_LIST.set(&mut obj, vec!["a".into()]);
+        PROVISIONED.set(&mut obj, true);
+        REPLICAS.set(&mut obj, i32::MAX);
+        assert_eq!(
+            obj,
+            json!({"spec": {"providerIDList": ["a"]}, "status": {"replicas": i32::MAX, "ready": null, "initialization": {"provisioned": true}}})
+        );
+        assert_eq!(PROVIDER_ID_LIST.get(&obj).unwrap(), ["a"]);
+        assert_eq!(REPLICAS.get(&obj), Ok(i32::MAX));
+        let over = json!({"status": {"replicas": 2_147_483_648_i64}});
+        assert!(!REPLICAS.get(&over).unwrap_err().is_missing());
+        let list = json!({"spec": {"providerIDList": ["a", 1]}});
+        assert_eq!(
+            PROVIDER_ID_LIST.get(&list).unwrap_err().to_string(),
+            "spec.providerIDList: expected list of strings, found 1"
+        );
+    }
+}
