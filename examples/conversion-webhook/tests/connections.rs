@@ -314,8 +314,9 @@ fn pool_with_lt(n: usize) -> String {
 /// of 49,800 minimal objects (3 MiB). Before the response limit and the memory budget, two
 /// of the first peaked at 255-259 MB. The server's peak RSS stays under the Deployment's
 /// limit; the over-limit reviews get HTTP 200 with a `Failure` result, code 422, naming the
-/// limit; the others are converted. About 10 s (debug build: six conversions of up to 16 MB,
-/// run one or two at a time as the budget admits them).
+/// limit; the others are converted. 9-25 s (debug build, longer when other tests share the
+/// cores): six conversions of up to 16 MB, run one or two at a time as the budget admits them;
+/// fewer or smaller inputs would not be the worst case the limit is set from.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_worst_reviews_at_once_stay_under_the_memory_limit() {
     let w = Webhook::start("worst", &["--timeout-seconds", "120"]);
