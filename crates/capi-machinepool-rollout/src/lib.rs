@@ -21,6 +21,20 @@
 //! ```toml
 //! capi-machinepool-rollout = { version = "0.1", default-features = false }
 //! ```
+//!
+//! Built without `validation`, the two names above link to the documentation of the default
+//! build.
+//!
+#![cfg_attr(feature = "validation", doc = "[`Validation`]: crate::Validation")]
+#![cfg_attr(feature = "validation", doc = "[`ValidationReport`]: crate::ValidationReport")]
+#![cfg_attr(
+    not(feature = "validation"),
+    doc = "[`Validation`]: https://docs.rs/capi-machinepool-rollout/latest/capi_machinepool_rollout/struct.Validation.html"
+)]
+#![cfg_attr(
+    not(feature = "validation"),
+    doc = "[`ValidationReport`]: https://docs.rs/capi-machinepool-rollout/latest/capi_machinepool_rollout/struct.ValidationReport.html"
+)]
 #![deny(missing_docs)]
 
 pub mod change;
