@@ -73,7 +73,7 @@ pub fn text(report: &Report, verbose: bool) -> String {
     }
     if verbose {
         for s in &report.skipped {
-            let _ = writeln!(out, "skipped: {}", printable(s));
+            let _ = writeln!(out, "skipped: {}", printable(&s.to_string()));
         }
     } else if !report.skipped.is_empty() {
         let _ = writeln!(
