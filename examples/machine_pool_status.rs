@@ -3,10 +3,12 @@
 //!
 //! `cargo run -p capi-machinepool-examples --example machine_pool_status`
 
-use capi_conditions::machine_pool::{self, External, Inputs, MachinePoolMachines};
 use capi_contract::Contract;
 use capi_contract::reader::InfraMachinePoolReader;
 use capi_machinepool_api::v1beta2::MachinePool;
+use capi_machinepool_status::conditions::{
+    self as machine_pool, External, Inputs, MachinePoolMachines,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube_core::DynamicObject;

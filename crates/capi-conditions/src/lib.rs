@@ -9,17 +9,15 @@
 //!   upstream's priorities and message formats.
 //! * [`paused`]: `Paused` for any object (upstream's `util/paused`).
 //! * [`v1beta1`]: deprecated conditions with severity.
-//! * [`machine_pool`]: the MachinePool v1beta2 conditions and replica counters upstream has
-//!   not implemented yet, computed from plain inputs (the pool's Machines are the
-//!   `capi_machinepool_api::views::Machine` objects a controller lists).
-//! * [`upgrade`]: one verdict a client can gate an upgrade on (cluster-api#10059).
+//!
+//! MachinePool status (its v1beta2 conditions, replica counters and the upgrade gate) is
+//! built on these in the `capi-machinepool-status` crate.
 //!
 //! Time is always passed in (`now`), so results are deterministic.
 #![deny(missing_docs)]
 
 mod access;
 pub mod aggregate;
-pub mod machine_pool;
 pub mod merge;
 pub mod mirror;
 pub mod order;
@@ -29,7 +27,6 @@ pub mod summary;
 pub mod time;
 pub mod types;
 pub mod unstructured;
-pub mod upgrade;
 pub mod v1beta1;
 pub mod validate;
 

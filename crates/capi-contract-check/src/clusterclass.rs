@@ -126,12 +126,13 @@ fn bootstrap_template(report: &mut Report, class: &ClassObject, pool: &PoolClass
 }
 
 fn topology_classes(report: &mut Report, inventory: &Inventory, cluster: &ClusterObject) {
-    let (namespace, name) = &cluster.class;
+    let (namespace, name) = cluster.class();
     let class = inventory
         .classes
         .iter()
-        .find(|c| &c.meta.namespace == namespace && &c.meta.name == name);
-    for (i, pool, class_name) in &cluster.pools {
+        .find(|c| c.meta.namespace == namespace && c.meta.name == name);
+    for (i, topology) in cluster.spec.machine_pool_topologies().iter().enumerate() {
+        let (pool, class_name) = (&topology.name, &topology.class);
         let path = format!("spec.topology.workers.machinePools[{i}].class");
         let check = report.check(
             &rules::CLUSTER_TOPOLOGY_MACHINE_POOL_CLASS,

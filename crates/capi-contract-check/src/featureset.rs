@@ -173,7 +173,7 @@ pub static FEATURES: &[Feature] = &[
     Feature {
         name: "v1beta2 conditions",
         machine_deployment: "Available, MachinesReady, MachinesUpToDate, RollingOut, ScalingUp, ScalingDown, Remediating, Deleting, Paused",
-        machine_pool: "Upstream sets only `Paused`; `capi-conditions` computes the full set (see [conditions.md](conditions.md))",
+        machine_pool: "Upstream sets only `Paused`; `capi-machinepool-status` computes the full set (see [conditions.md](conditions.md))",
         evidence: &[(
             "core/reconcilers/machinepool/machinepool_controller.go",
             "EnsurePausedCondition",

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use capi_contract::Contract;
 use capi_contract::reader::{InfraMachinePoolReader, ReadError};
 use capi_machinepool_api::constants::{CLUSTER_NAME_LABEL, MACHINE_POOL_NAME_LABEL};
-use capi_machinepool_api::views::owner_machine_pool;
+use capi_machinepool_api::views::{ClusterSpec, owner_machine_pool};
 use capi_versions::GroupVersion;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use serde_json::Value;
@@ -243,38 +243,28 @@ impl ClassObject {
 #[derive(Debug)]
 pub(crate) struct ClusterObject {
     pub(crate) meta: Meta,
-    /// Namespace and name of its ClusterClass.
-    pub(crate) class: (String, String),
-    /// `(index, name, class)` of each MachinePool topology.
-    pub(crate) pools: Vec<(usize, String, String)>,
+    /// Its spec, read as `views::Cluster` reads a Cluster of either API version (v1beta2
+    /// `classRef`, v1beta1 `class` and `classNamespace`).
+    pub(crate) spec: ClusterSpec,
 }
 
 impl ClusterObject {
-    /// The Cluster, when it has a topology (v1beta2 `classRef`, v1beta1 `class`).
+    /// The Cluster, when it has a topology naming a ClusterClass.
     pub(crate) fn of(object: &Value, meta: Meta) -> Option<Self> {
-        let topology = &object["spec"]["topology"];
-        let (name, namespace) = match topology["classRef"].as_object() {
-            Some(r) => (r.get("name"), r.get("namespace")),
-            None => (topology.get("class"), topology.get("classNamespace")),
-        };
-        let name = name.and_then(Value::as_str)?.to_owned();
-        let namespace = namespace
-            .and_then(Value::as_str)
+        let spec = ClusterSpec::from_value(&object["spec"]);
+        spec.class_ref()?;
+        Some(Self { meta, spec })
+    }
+
+    /// Namespace and name of its ClusterClass: without a namespace, the Cluster's.
+    pub(crate) fn class(&self) -> (&str, &str) {
+        let class = self.spec.class_ref();
+        let name = class.map_or("", |c| c.name.as_str());
+        let namespace = class
+            .map(|c| c.namespace.as_str())
             .filter(|n| !n.is_empty())
-            .map_or_else(|| meta.namespace.clone(), str::to_owned);
-        let pools = entries(topology, &["workers", "machinePools"])
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let text = |k: &str| p[k].as_str().unwrap_or_default().to_owned();
-                (i, text("name"), text("class"))
-            })
-            .collect();
-        Some(Self {
-            meta,
-            class: (namespace, name),
-            pools,
-        })
+            .unwrap_or(&self.meta.namespace);
+        (namespace, name)
     }
 }
 
@@ -340,13 +330,19 @@ mod tests {
             "spec": {"topology": {"classRef": {"name": "c", "namespace": "shared"},
                 "workers": {"machinePools": [{"class": "a", "name": "mp-0"}]}}}});
         let k = ClusterObject::of(&cluster, meta(&cluster)).unwrap();
-        assert_eq!(k.class, ("shared".to_owned(), "c".to_owned()));
-        assert_eq!(k.pools, [(0, "mp-0".to_owned(), "a".to_owned())]);
+        assert_eq!(k.class(), ("shared", "c"));
+        let pools: Vec<(&str, &str)> = k
+            .spec
+            .machine_pool_topologies()
+            .iter()
+            .map(|p| (p.name.as_str(), p.class.as_str()))
+            .collect();
+        assert_eq!(pools, [("mp-0", "a")]);
         // Without a namespace the class is in the Cluster's namespace; no topology, no Cluster.
         let local = json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
             "metadata": {"name": "k", "namespace": "ns"}, "spec": {"topology": {"class": "c"}}});
         assert_eq!(
-            ClusterObject::of(&local, meta(&local)).unwrap().class.0,
+            ClusterObject::of(&local, meta(&local)).unwrap().class().0,
             "ns"
         );
         let plain = json!({"kind": "Cluster", "metadata": {"name": "k"}, "spec": {}});

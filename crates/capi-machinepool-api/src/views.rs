@@ -14,61 +14,217 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use capi_versions::GroupVersion;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference};
-use kube_core::ObjectMeta;
+use kube_core::{ObjectMeta, Resource};
 use serde::{Deserialize, Serialize};
 
 use crate::constants::{CLUSTER_NAME_LABEL, GROUP, KIND, MACHINE_POOL_NAME_LABEL};
 
+/// `Serialize` for a view: `apiVersion` and `kind` (from its `kube_core::Resource`), then the
+/// fields, so that a serialized view is an object document again (as k8s-openapi's types do).
+macro_rules! typed_serialize {
+    ($ty:ident, [$($field:ident),*]) => {
+        impl Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                let mut s = serializer.serialize_struct(stringify!($ty), 2 $(+ { let _ = stringify!($field); 1 })*)?;
+                s.serialize_field("apiVersion", &<Self as Resource>::api_version(&()))?;
+                s.serialize_field("kind", &<Self as Resource>::kind(&()))?;
+                $(s.serialize_field(stringify!($field), &self.$field)?;)*
+                s.end()
+            }
+        }
+    };
+}
+
 /// A reference to a contract object (`apiGroup`, `kind`, `name`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+///
+/// Read from either API version: v1beta2's `apiGroup`, or the group of v1beta1's `apiVersion`
+/// (a `corev1.ObjectReference`); written as v1beta2. `Display` is `Kind.group name`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", from = "wire::ObjectRef")]
 pub struct ObjectRef {
     /// API group.
-    #[serde(default)]
     pub api_group: String,
     /// Kind.
-    #[serde(default)]
     pub kind: String,
     /// Name.
-    #[serde(default)]
     pub name: String,
 }
 
-/// A `cluster.x-k8s.io/v1beta2` Cluster, as far as a MachinePool is concerned.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+impl ObjectRef {
+    /// True when the reference names a kind and a name (a group may be empty: the core group).
+    #[must_use]
+    pub fn is_named(&self) -> bool {
+        !self.kind.is_empty() && !self.name.is_empty()
+    }
+}
+
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{} {}", self.kind, self.api_group, self.name)
+    }
+}
+
+/// A Cluster API Cluster, as far as a MachinePool and its checks are concerned: the one model
+/// of a Cluster in the workspace (rollout's control plane lookup and the contract checker's
+/// topology rules read it too).
+///
+/// The view is `cluster.x-k8s.io/v1beta2` (what `kube::Api::<Cluster>` reads), and it reads a
+/// v1beta1 Cluster as well: `controlPlaneRef.apiVersion` becomes the reference's group,
+/// `topology.class` / `topology.classNamespace` the topology's `classRef`. It serializes as
+/// v1beta2 with `apiVersion` and `kind`, so a serialized view is a Cluster document again.
+///
+/// Spec fields are read leniently, as the checks read manifests: a field of the wrong JSON
+/// type reads as unset (the API server rejects such an object; a view reports what it can),
+/// and a malformed entry of `topology.workers.machinePools` keeps its index.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 pub struct Cluster {
     /// Metadata.
     #[serde(default)]
     pub metadata: ObjectMeta,
-    /// `spec.paused`, `spec.controlPlaneRef`, `spec.topology.version`.
-    #[serde(default)]
+    /// `spec.paused`, `spec.controlPlaneRef`, `spec.topology`.
+    #[serde(default, deserialize_with = "wire::lenient")]
     pub spec: ClusterSpec,
 }
 
 /// The Cluster fields read.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterSpec {
     /// Reconciliation of the Cluster and its objects is paused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "wire::lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub paused: Option<bool>,
     /// The control plane object.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "wire::lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub control_plane_ref: Option<ObjectRef>,
     /// The managed topology (ClusterClass), when used.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "wire::lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub topology: Option<ClusterTopology>,
 }
 
-/// The Cluster topology fields read.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// The Cluster topology fields read (v1beta2 spelling; v1beta1's `class` and `classNamespace`
+/// are read into [`class_ref`](Self::class_ref)).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", from = "wire::ClusterTopology")]
 pub struct ClusterTopology {
+    /// The ClusterClass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_ref: Option<ClusterClassRef>,
     /// Kubernetes version of the control plane (and, by default, the workers).
-    #[serde(default)]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub version: String,
+    /// The worker topologies.
+    #[serde(skip_serializing_if = "WorkersTopology::is_empty")]
+    pub workers: WorkersTopology,
+}
+
+/// The ClusterClass of a topology (v1beta2 `classRef`; v1beta1 `class`, `classNamespace`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterClassRef {
+    /// Name of the ClusterClass.
+    #[serde(default, deserialize_with = "wire::lenient")]
+    pub name: String,
+    /// Its namespace; empty means the Cluster's namespace.
+    #[serde(
+        default,
+        deserialize_with = "wire::lenient",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub namespace: String,
+}
+
+/// The worker topologies read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkersTopology {
+    /// `machinePools`, in order (a malformed entry reads as an empty one, keeping indexes).
+    #[serde(
+        default,
+        deserialize_with = "wire::lenient_list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub machine_pools: Vec<MachinePoolTopology>,
+}
+
+impl WorkersTopology {
+    fn is_empty(&self) -> bool {
+        self.machine_pools.is_empty()
+    }
+}
+
+/// One MachinePool of a Cluster topology.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MachinePoolTopology {
+    /// The MachinePoolClass of the ClusterClass.
+    #[serde(default, deserialize_with = "wire::lenient")]
+    pub class: String,
+    /// Name of the pool in the topology.
+    #[serde(default, deserialize_with = "wire::lenient")]
+    pub name: String,
+}
+
+impl ClusterSpec {
+    /// Reads the `spec` of a Cluster document of either API version (see [`Cluster`]); a
+    /// `spec` that is no JSON object reads as empty.
+    #[must_use]
+    pub fn from_value(spec: &serde_json::Value) -> Self {
+        Self::deserialize(spec).unwrap_or_default()
+    }
+
+    /// True when `spec.paused` is set.
+    #[must_use]
+    pub fn is_paused(&self) -> bool {
+        self.paused == Some(true)
+    }
+
+    /// `spec.topology.version`, when the Cluster has a topology with a version.
+    #[must_use]
+    pub fn topology_version(&self) -> Option<&str> {
+        self.topology
+            .as_ref()
+            .map(|t| t.version.as_str())
+            .filter(|v| !v.is_empty())
+    }
+
+    /// `spec.controlPlaneRef`, when it names a kind and a name.
+    #[must_use]
+    pub fn control_plane(&self) -> Option<&ObjectRef> {
+        self.control_plane_ref.as_ref().filter(|r| r.is_named())
+    }
+
+    /// The topology's ClusterClass, when it is named: a Cluster with a managed topology.
+    #[must_use]
+    pub fn class_ref(&self) -> Option<&ClusterClassRef> {
+        self.topology
+            .as_ref()
+            .and_then(|t| t.class_ref.as_ref())
+            .filter(|r| !r.name.is_empty())
+    }
+
+    /// `spec.topology.workers.machinePools`, in order.
+    #[must_use]
+    pub fn machine_pool_topologies(&self) -> &[MachinePoolTopology] {
+        self.topology
+            .as_ref()
+            .map(|t| t.workers.machine_pools.as_slice())
+            .unwrap_or_default()
+    }
 }
 
 impl Cluster {
@@ -76,25 +232,22 @@ impl Cluster {
     /// provider controller honour it).
     #[must_use]
     pub fn is_paused(&self) -> bool {
-        self.spec.paused == Some(true)
+        self.spec.is_paused()
     }
 
     /// `spec.topology.version`, when the Cluster has a topology with a version.
     #[must_use]
     pub fn topology_version(&self) -> Option<&str> {
-        self.spec
-            .topology
-            .as_ref()
-            .map(|t| t.version.as_str())
-            .filter(|v| !v.is_empty())
+        self.spec.topology_version()
     }
 }
 
 crate::resource::namespaced_resource!(Cluster, GROUP, "v1beta2", "Cluster", "clusters");
+typed_serialize!(Cluster, [metadata, spec]);
 
 /// A `cluster.x-k8s.io/v1beta2` Machine (a MachinePool Machine), as far as the pool is
-/// concerned.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// concerned. Serializes with `apiVersion` and `kind`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 pub struct Machine {
     /// Metadata (labels `cluster.x-k8s.io/pool-name` and `cluster.x-k8s.io/cluster-name`).
     #[serde(default)]
@@ -144,9 +297,11 @@ pub struct NodeRef {
 }
 
 crate::resource::namespaced_resource!(Machine, GROUP, "v1beta2", "Machine", "machines");
+typed_serialize!(Machine, [metadata, spec, status]);
 
-/// A `controlplane.cluster.x-k8s.io/v1beta2` KubeadmControlPlane: its versions.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// A `controlplane.cluster.x-k8s.io/v1beta2` KubeadmControlPlane: its versions. Serializes
+/// with `apiVersion` and `kind`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 pub struct KubeadmControlPlane {
     /// Metadata.
     #[serde(default)]
@@ -187,6 +342,7 @@ crate::resource::namespaced_resource!(
     "KubeadmControlPlane",
     "kubeadmcontrolplanes"
 );
+typed_serialize!(KubeadmControlPlane, [metadata, spec, status]);
 
 /// The owner reference of the MachinePool owning an object (an InfraMachinePool, say), as
 /// upstream's `GetOwnerMachinePool` finds it: kind `MachinePool` in the `cluster.x-k8s.io`
@@ -246,4 +402,101 @@ pub fn machine_pool_machines_labels(
             crate::label_format::format_value(pool_name).into_owned(),
         ),
     ])
+}
+
+/// How the views read both API versions, leniently.
+mod wire {
+    use capi_versions::GroupVersion;
+    use serde::de::DeserializeOwned;
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+
+    /// A field of the wrong JSON type reads as its default.
+    pub(super) fn lenient<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: DeserializeOwned + Default,
+    {
+        let value = Value::deserialize(deserializer)?;
+        Ok(T::deserialize(value).unwrap_or_default())
+    }
+
+    /// A list whose malformed entries read as defaults (indexes kept); no list reads as empty.
+    pub(super) fn lenient_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: DeserializeOwned + Default,
+    {
+        Ok(match Value::deserialize(deserializer)? {
+            Value::Array(items) => items
+                .into_iter()
+                .map(|v| T::deserialize(v).unwrap_or_default())
+                .collect(),
+            _ => Vec::new(),
+        })
+    }
+
+    /// `ObjectRef` as either API version writes it.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub(super) struct ObjectRef {
+        #[serde(default, deserialize_with = "lenient")]
+        api_group: Option<String>,
+        #[serde(default, deserialize_with = "lenient")]
+        api_version: Option<String>,
+        #[serde(default, deserialize_with = "lenient")]
+        kind: String,
+        #[serde(default, deserialize_with = "lenient")]
+        name: String,
+    }
+
+    impl From<ObjectRef> for super::ObjectRef {
+        fn from(r: ObjectRef) -> Self {
+            let api_group = r
+                .api_group
+                .or_else(|| {
+                    r.api_version
+                        .as_deref()
+                        .map(|v| GroupVersion::group_of(v).unwrap_or_default().to_owned())
+                })
+                .unwrap_or_default();
+            Self {
+                api_group,
+                kind: r.kind,
+                name: r.name,
+            }
+        }
+    }
+
+    /// `ClusterTopology` as either API version writes it.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub(super) struct ClusterTopology {
+        #[serde(default, deserialize_with = "lenient")]
+        class_ref: Option<super::ClusterClassRef>,
+        #[serde(default, deserialize_with = "lenient")]
+        class: Option<String>,
+        #[serde(default, deserialize_with = "lenient")]
+        class_namespace: String,
+        #[serde(default, deserialize_with = "lenient")]
+        version: String,
+        #[serde(default, deserialize_with = "lenient")]
+        workers: super::WorkersTopology,
+    }
+
+    impl From<ClusterTopology> for super::ClusterTopology {
+        fn from(t: ClusterTopology) -> Self {
+            let class_ref = t.class_ref.or_else(|| {
+                t.class.map(|name| super::ClusterClassRef {
+                    name,
+                    namespace: t.class_namespace,
+                })
+            });
+            Self {
+                class_ref,
+                version: t.version,
+                workers: t.workers,
+            }
+        }
+    }
 }

@@ -43,8 +43,12 @@ pub(crate) fn store<H: Serialize>(
     hub_without_metadata: &H,
     dst_meta: &mut ObjectMeta,
 ) -> Result<(), ConversionError> {
-    let json = wire::to_string(hub_without_metadata).map_err(ConversionError::Encode)?;
-    let data = json.replacen("\"metadata\":{},", "", 1);
+    // The first `"metadata":{},` is cut in place (no second copy of a large text).
+    const EMPTY_METADATA: &str = "\"metadata\":{},";
+    let mut data = wire::to_string(hub_without_metadata).map_err(ConversionError::Encode)?;
+    if let Some(at) = data.find(EMPTY_METADATA) {
+        data.replace_range(at..at + EMPTY_METADATA.len(), "");
+    }
     dst_meta
         .annotations
         .get_or_insert_with(BTreeMap::new)

@@ -161,6 +161,43 @@ fn describe(index: usize, object: &RawValue) -> String {
 /// ```
 #[must_use]
 pub fn handle_bytes(converter: &dyn ObjectConverter, body: &[u8]) -> Response {
+    handle_bytes_within(converter, body, usize::MAX)
+}
+
+/// Room in a response for everything but the converted objects: the envelope, the uid and a
+/// failure message.
+const ENVELOPE_BYTES: usize = 1024;
+
+/// [`handle_bytes`] with the response body bounded by `max_response_bytes`.
+///
+/// A review whose response would be larger is answered as the Kubernetes conversion
+/// contract answers a conversion that cannot be done: HTTP 200 and a ConversionReview whose
+/// `response.result` has `status: Failure`, `code: 422` and a message naming the limit (no
+/// objects). The response is never built whole: each object is converted within the room
+/// left ([`wire::with_output_limit`]: every print of the conversion stops at that room, the
+/// conversion-data annotation's too), and the first object that does not fit ends the review.
+///
+/// ```
+/// use capi_machinepool_api::{v1beta1, v1beta2};
+/// use capi_machinepool_conversion::{HubSpokeConverter, StaticResolver, review};
+/// let converter = HubSpokeConverter::<v1beta2::MachinePool>::new(StaticResolver::new())
+///     .with_spoke::<v1beta1::MachinePool>();
+/// let body = format!(r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview",
+///   "request":{{"uid":"u1","desiredAPIVersion":"cluster.x-k8s.io/v1beta1","objects":[
+///   {{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool","spec":{{"clusterName":"{}"}}}}]}}}}"#,
+///   "<".repeat(2000));
+/// let response = review::handle_bytes_within(&converter, body.as_bytes(), 16 * 1024);
+/// assert_eq!(response.status, 200);
+/// let text = std::str::from_utf8(&response.body).unwrap();
+/// assert!(text.contains(r#""status":"Failure""#) && text.contains(r#""code":422"#));
+/// assert!(text.contains("16384 bytes"));
+/// ```
+#[must_use]
+pub fn handle_bytes_within(
+    converter: &dyn ObjectConverter,
+    body: &[u8],
+    max_response_bytes: usize,
+) -> Response {
     let review: ReviewIn<'_> = match serde_json::from_slice(body) {
         Ok(review) => review,
         Err(e) => {
@@ -183,10 +220,26 @@ pub fn handle_bytes(converter: &dyn ObjectConverter, body: &[u8]) -> Response {
     };
     let desired = &request.desired_api_version;
     let mut converted = Vec::with_capacity(request.objects.len());
+    let mut size = ENVELOPE_BYTES.saturating_add(request.uid.len());
+    let count = request.objects.len();
     for (index, object) in request.objects.iter().enumerate() {
-        match converter.convert(object, desired) {
-            Ok(json) => converted.push(json),
-            Err(e) => {
+        let room = max_response_bytes.saturating_sub(size);
+        let outcome = wire::with_output_limit(room, || converter.convert(object, desired));
+        match outcome {
+            Ok(Ok(json)) if json.get().len() < room => {
+                size += json.get().len() + 1;
+                converted.push(json);
+            }
+            Ok(Ok(_)) | Err(_) => {
+                drop(converted);
+                return respond(
+                    200,
+                    request.uid,
+                    too_large(max_response_bytes, index, count),
+                    Vec::new(),
+                );
+            }
+            Ok(Err(e)) => {
                 return respond(
                     200,
                     request.uid,
@@ -197,6 +250,15 @@ pub fn handle_bytes(converter: &dyn ObjectConverter, body: &[u8]) -> Response {
         }
     }
     respond(200, request.uid, Status::success(), converted)
+}
+
+/// The failure of a review whose response would pass `max` bytes at object `index`.
+fn too_large(max: usize, index: usize, count: usize) -> Status {
+    let message = format!(
+        "the converted objects would exceed the webhook's response limit of {max} bytes \
+         (reached at object {index} of {count}); the review was not converted"
+    );
+    Status::failure(&message, "ConversionFailed").with_code(422)
 }
 
 fn conversion_failure(label: &str, desired: &str, e: &ConversionError) -> Status {

@@ -215,3 +215,40 @@ fn minus_zero_is_an_integer_as_in_go() {
         0
     );
 }
+
+/// Issue 31: the response is bounded. The limit is checked against the bytes the unlimited
+/// handler prints for the same review (a real fixture, converted down so that each object
+/// gains its conversion-data annotation): with room for them the answer is the same bytes;
+/// with less, HTTP 200 and a `Failure` result, code 422, naming the limit, no objects.
+#[test]
+fn the_response_limit_answers_a_failure_naming_it() {
+    let converter = machine_pool_converter(resolver());
+    let v2 = yaml("conversion/v1beta2-every-field.yaml");
+    let body = serde_json::to_vec(&review_of("cluster.x-k8s.io/v1beta1", vec![v2; 20])).unwrap();
+    let unlimited = review::handle_bytes(&converter, &body);
+    assert_eq!(unlimited.status, 200);
+    let printed = unlimited.body.len();
+    // Room for the objects and the envelope's reserve: the same answer.
+    let roomy = review::handle_bytes_within(&converter, &body, printed + 1024);
+    assert_eq!(roomy, unlimited);
+    for max in [printed / 2, printed - 1100, 100, 0] {
+        let limited = review::handle_bytes_within(&converter, &body, max);
+        assert_eq!(limited.status, 200);
+        let answer: Value = serde_json::from_slice(&limited.body).unwrap();
+        let result = &answer["response"]["result"];
+        assert_eq!(result["status"], "Failure", "{max}");
+        assert_eq!(result["code"], 422);
+        assert!(
+            result["message"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("response limit of {max} bytes")),
+            "{result}"
+        );
+        assert_eq!(answer["response"]["convertedObjects"], json!([]));
+        assert_eq!(
+            answer["response"]["uid"],
+            "705ab4f5-6393-11e8-b7cc-42010a800002"
+        );
+    }
+}

@@ -250,3 +250,35 @@ fn conversion_data_is_read_as_upstream_reads_it() {
         agree(oracle, &input, &["v1beta2"]).unwrap();
     }
 }
+
+/// Issue 31 asked whether the double escaping of a long string of `<` is ours or Go's. It is
+/// Go's: upstream's `MarshalData` / `MarshalDataUnsafeNoCopy` print the hub with
+/// `k8s.io/apimachinery/pkg/util/json.Marshal` (`util/conversion/conversion.go` lines 60 and
+/// 96 at ae7ff047), which is `encoding/json`'s HTML-safe `Marshal` (`<` -> `\u003c`), and the
+/// object holding that annotation is printed the same way again (controller-runtime v0.24.1
+/// `pkg/webhook/conversion/conversion.go` line 89: `json.NewEncoder(w).Encode(convertReview)`),
+/// which escapes the annotation's backslash: each `<` of the annotation is `\\u003c` on the
+/// wire. The oracle's bytes for such an object and ours must be the same, in both directions.
+#[test]
+fn long_html_strings_are_escaped_twice_as_go_escapes_them() {
+    let Some(oracle) = oracle() else { return };
+    let path = capi_test_support::workspace_root()
+        .join("tests/fixtures/conversion-upstream/c6a-hub-without-status.json");
+    let case: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut hub = case["input"].clone();
+    let long = format!("{}>&\u{2028}", "<".repeat(100_000));
+    hub["spec"]["template"]["metadata"] = serde_json::json!({"annotations": {"note": long}});
+    let input = serde_json::to_string(&hub).unwrap();
+
+    let theirs = oracle.convert_machine_pool(&hub, "v1beta1", &MAP);
+    let theirs = theirs.bytes();
+    let ours = convert(&resolver(), &input, "cluster.x-k8s.io/v1beta1").unwrap();
+    // Counted independently of either printer: the object's own string (`\u003c` once) and
+    // the annotation's copy (`\\u003c`, escaped twice) hold 100,000 `<` each.
+    assert_eq!(theirs.matches(r"\\u003c").count(), 100_000);
+    assert_eq!(theirs.matches(r"\u003c").count(), 200_000);
+    assert_eq!(theirs.matches(r"\\u2028").count(), 1);
+    assert!(ours == theirs, "our bytes differ from upstream's");
+    // And back up, from each side's own down-converted bytes.
+    agree(oracle, &input, &["v1beta1", "v1beta2"]).unwrap();
+}

@@ -27,12 +27,21 @@
 //! Without the Cluster object, a control plane (any kind in the `controlplane.cluster.x-k8s.io`
 //! group) labelled `cluster.x-k8s.io/cluster-name` belongs to that Cluster; when the input has
 //! exactly one such control plane and no Cluster, every MachinePool is judged against it.
+//!
+//! Clusters are read as [`views::Cluster`](capi_machinepool_api::views::Cluster), the one
+//! Cluster model (either API version). A controller holding typed objects uses
+//! [`ControlPlaneVersions::of`] (a Cluster and its control plane as any typed
+//! `kube_core::Resource`), [`ControlPlaneVersions::of_dynamic`] (the control plane as a
+//! `DynamicObject`, its kind known at run time) or [`ControlPlaneVersions::of_cluster`] (the
+//! control plane not read); a control plane the Cluster does not name is an error, never
+//! ignored.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use capi_machinepool_api::constants::{CLUSTER_NAME_LABEL, GROUP};
-use capi_machinepool_api::views::KubeadmControlPlane;
+use capi_machinepool_api::views::{Cluster, ClusterSpec, ObjectRef};
+use kube_core::{ApiResource, DynamicObject, GroupVersionKind, Resource};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::document::{group_of, object_label, str_at};
@@ -44,28 +53,53 @@ pub const CONTROL_PLANE_GROUP: &str = "controlplane.cluster.x-k8s.io";
 /// `(namespace, name)`.
 type Key = (String, String);
 
-/// A reference to a control plane: group, kind, name (the Cluster's namespace).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ControlPlaneRef {
-    /// API group.
-    pub group: String,
-    /// Kind.
-    pub kind: String,
-    /// Name.
-    pub name: String,
-}
-
-impl fmt::Display for ControlPlaneRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{} {}", self.kind, self.group, self.name)
-    }
-}
-
-/// A Cluster, as far as its control plane versions are concerned.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct ClusterInfo {
-    control_plane_ref: Option<ControlPlaneRef>,
-    topology_version: Option<VersionAt>,
+/// Why typed inputs give no control plane versions: an input would be ignored otherwise.
+#[derive(Debug, thiserror::Error)]
+pub enum ControlPlaneInputError {
+    /// The Cluster names no control plane, yet one was given.
+    #[error("{cluster} names no control plane (spec.controlPlaneRef), but {given} was given")]
+    ClusterNamesNone {
+        /// `Cluster ns/name`.
+        cluster: String,
+        /// The control plane given (`Kind.group name`).
+        given: String,
+    },
+    /// The control plane given is not the one the Cluster names.
+    #[error("{given} is not the control plane of {cluster}, which names {named}")]
+    NotNamed {
+        /// `Cluster ns/name`.
+        cluster: String,
+        /// `spec.controlPlaneRef` of the Cluster.
+        named: ObjectRef,
+        /// The control plane given (`Kind.group name`).
+        given: String,
+    },
+    /// The control plane given is in another namespace than the Cluster (a Cluster's
+    /// `controlPlaneRef` names an object in its own namespace).
+    #[error("{given} is in namespace {namespace}, not in the namespace of {cluster}")]
+    OtherNamespace {
+        /// `Cluster ns/name`.
+        cluster: String,
+        /// The control plane given (`Kind.group name`).
+        given: String,
+        /// Its namespace.
+        namespace: String,
+    },
+    /// A `DynamicObject` without `apiVersion` and `kind` (`types`): what it is is unknown.
+    #[error("the control plane object {name} has no apiVersion and kind")]
+    NoTypeMeta {
+        /// `metadata.name`.
+        name: String,
+    },
+    /// The control plane object did not serialize to JSON.
+    #[error("the control plane {given} could not be read as JSON")]
+    Serialize {
+        /// The control plane given (`Kind.group name`).
+        given: String,
+        /// The serializer's error.
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 /// An object that may be a control plane: its versions and its cluster-name label.
@@ -104,6 +138,70 @@ impl ControlPlaneVersionSet {
     pub fn from_value(kind: &str, doc: &Value) -> Self {
         let ns = str_at(doc, "/metadata/namespace").unwrap_or_default();
         let name = str_at(doc, "/metadata/name").unwrap_or_default();
+        Self::read(kind, (ns, name), doc)
+    }
+
+    /// The versions of a typed control plane (any kind: KubeadmControlPlane, a provider's
+    /// managed control plane type, the [`views::KubeadmControlPlane`] view), read as
+    /// [`from_value`](Self::from_value) reads any control plane, its kind from its
+    /// `kube_core::Resource` implementation.
+    ///
+    /// [`views::KubeadmControlPlane`]: capi_machinepool_api::views::KubeadmControlPlane
+    ///
+    /// ```
+    /// use capi_machinepool_api::views::KubeadmControlPlane;
+    /// use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
+    /// let kcp: KubeadmControlPlane = serde_json::from_value(serde_json::json!({
+    ///     "metadata": {"namespace": "ns", "name": "cp"},
+    ///     "spec": {"version": "v1.35.0"},
+    ///     "status": {"version": "v1.34.2", "versions": [
+    ///         {"version": "v1.34.2", "replicas": 1}, {"version": "v1.35.0", "replicas": 2}]}})).unwrap();
+    /// let set = ControlPlaneVersionSet::of(&kcp).unwrap();
+    /// assert_eq!(set.running.len(), 2);
+    /// assert_eq!(set.desired.unwrap().at, "KubeadmControlPlane ns/cp spec.version");
+    /// ```
+    ///
+    /// # Errors
+    /// When the object does not serialize to JSON.
+    pub fn of<K>(control_plane: &K) -> Result<Self, ControlPlaneInputError>
+    where
+        K: Resource<DynamicType = ()> + Serialize,
+    {
+        Self::of_with(control_plane, &())
+    }
+
+    /// [`of`](Self::of) for a `DynamicObject` (as `kube::Api::<DynamicObject>` returns the
+    /// object `spec.controlPlaneRef` names): its kind is its `apiVersion`/`kind`.
+    ///
+    /// # Errors
+    /// When the object has no `apiVersion` and `kind`.
+    pub fn of_dynamic(control_plane: &DynamicObject) -> Result<Self, ControlPlaneInputError> {
+        Self::of_with(control_plane, &dynamic_type(control_plane)?)
+    }
+
+    /// [`of`](Self::of) for a resource whose kind is known at run time (`dyntype`).
+    ///
+    /// # Errors
+    /// When the object does not serialize to JSON.
+    pub fn of_with<K>(
+        control_plane: &K,
+        dyntype: &K::DynamicType,
+    ) -> Result<Self, ControlPlaneInputError>
+    where
+        K: Resource + Serialize,
+    {
+        let kind = K::kind(dyntype);
+        let doc = serde_json::to_value(control_plane).map_err(|source| {
+            ControlPlaneInputError::Serialize {
+                given: resource_ref(control_plane, dyntype).to_string(),
+                source,
+            }
+        })?;
+        Ok(Self::read(&kind, meta_key(control_plane), &doc))
+    }
+
+    /// Reads the versions of `doc`, a control plane of kind `kind` named `(ns, name)`.
+    fn read(kind: &str, (ns, name): (&str, &str), doc: &Value) -> Self {
         let at = |field: &str| label(kind, (ns, name), field);
         let mut running: Vec<VersionAt> = doc
             .pointer("/status/versions")
@@ -145,6 +243,37 @@ impl ControlPlaneVersionSet {
     }
 }
 
+/// `(namespace, name)` of an object, empty when unset.
+fn meta_key<K: Resource>(object: &K) -> (&str, &str) {
+    let meta = object.meta();
+    (
+        meta.namespace.as_deref().unwrap_or_default(),
+        meta.name.as_deref().unwrap_or_default(),
+    )
+}
+
+/// A typed object as a reference (`Kind.group name`).
+fn resource_ref<K: Resource>(object: &K, dyntype: &K::DynamicType) -> ObjectRef {
+    ObjectRef {
+        api_group: K::group(dyntype).into_owned(),
+        kind: K::kind(dyntype).into_owned(),
+        name: meta_key(object).1.to_owned(),
+    }
+}
+
+/// The dynamic type of a `DynamicObject`, from its `apiVersion` and `kind` (`types`).
+fn dynamic_type(object: &DynamicObject) -> Result<ApiResource, ControlPlaneInputError> {
+    object
+        .types
+        .as_ref()
+        .filter(|t| !t.kind.is_empty())
+        .and_then(|t| GroupVersionKind::try_from(t).ok())
+        .map(|gvk| ApiResource::from_gvk(&gvk))
+        .ok_or_else(|| ControlPlaneInputError::NoTypeMeta {
+            name: meta_key(object).1.to_owned(),
+        })
+}
+
 /// Where a pool's kube-apiserver versions come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ControlPlaneVersions {
@@ -157,43 +286,130 @@ pub enum ControlPlaneVersions {
     Unknown(String),
 }
 
+impl ControlPlaneVersions {
+    /// The versions of a Cluster whose control plane object was not read: the topology's
+    /// desired version, or [`Unknown`](Self::Unknown) saying what is missing (as
+    /// [`ControlPlanes::for_cluster`] says it for a stream with only the Cluster).
+    #[must_use]
+    pub fn of_cluster(cluster: &Cluster) -> Self {
+        let mut control_planes = ControlPlanes::new();
+        control_planes.add_cluster(cluster);
+        let (ns, name) = meta_key(cluster);
+        control_planes.for_cluster(ns, name)
+    }
+
+    /// The versions of a Cluster (either API version, read into the
+    /// [`views::Cluster`](capi_machinepool_api::views::Cluster); a `DynamicObject` Cluster
+    /// converts with `DynamicObject::try_parse`) and the control plane its
+    /// `spec.controlPlaneRef` names, as any typed `kube_core::Resource`: the same answer as
+    /// [`ControlPlanes::for_cluster`] on a stream of these two objects.
+    ///
+    /// ```
+    /// use capi_machinepool_api::views::{Cluster, KubeadmControlPlane};
+    /// use capi_machinepool_rollout::control_plane::ControlPlaneVersions;
+    /// let cluster: Cluster = serde_json::from_value(serde_json::json!({
+    ///     "metadata": {"namespace": "ns", "name": "c1"},
+    ///     "spec": {"controlPlaneRef": {"apiGroup": "controlplane.cluster.x-k8s.io",
+    ///                                  "kind": "KubeadmControlPlane", "name": "cp"}}})).unwrap();
+    /// let kcp: KubeadmControlPlane = serde_json::from_value(serde_json::json!({
+    ///     "metadata": {"namespace": "ns", "name": "cp"},
+    ///     "spec": {"version": "v1.35.0"}, "status": {"version": "v1.34.2"}})).unwrap();
+    /// match ControlPlaneVersions::of(&cluster, &kcp).unwrap() {
+    ///     ControlPlaneVersions::Found(set) => assert_eq!(set.running[0].version, "v1.34.2"),
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// // Another control plane than the one the Cluster names is an error, not ignored.
+    /// let other: KubeadmControlPlane = serde_json::from_value(serde_json::json!({
+    ///     "metadata": {"namespace": "ns", "name": "other"}})).unwrap();
+    /// assert!(ControlPlaneVersions::of(&cluster, &other).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// When the Cluster names no control plane or another one ([`ControlPlaneInputError`]),
+    /// or the control plane does not serialize to JSON.
+    pub fn of<K>(cluster: &Cluster, control_plane: &K) -> Result<Self, ControlPlaneInputError>
+    where
+        K: Resource<DynamicType = ()> + Serialize,
+    {
+        Self::of_with(cluster, control_plane, &())
+    }
+
+    /// [`of`](Self::of) with the control plane as a `DynamicObject` (its kind known at run
+    /// time, from its `apiVersion` and `kind`).
+    ///
+    /// # Errors
+    /// As [`of`](Self::of), and when the object has no `apiVersion` and `kind`.
+    pub fn of_dynamic(
+        cluster: &Cluster,
+        control_plane: &DynamicObject,
+    ) -> Result<Self, ControlPlaneInputError> {
+        Self::of_with(cluster, control_plane, &dynamic_type(control_plane)?)
+    }
+
+    /// [`of`](Self::of) for a control plane resource whose kind is known at run time
+    /// (`dyntype`).
+    ///
+    /// # Errors
+    /// As [`of`](Self::of).
+    pub fn of_with<K>(
+        cluster: &Cluster,
+        control_plane: &K,
+        dyntype: &K::DynamicType,
+    ) -> Result<Self, ControlPlaneInputError>
+    where
+        K: Resource + Serialize,
+    {
+        let (ns, name) = meta_key(cluster);
+        let cluster_at = object_label("Cluster", ns, name);
+        let given = resource_ref(control_plane, dyntype);
+        let Some(named) = cluster.spec.control_plane() else {
+            return Err(ControlPlaneInputError::ClusterNamesNone {
+                cluster: cluster_at,
+                given: given.to_string(),
+            });
+        };
+        if *named != given {
+            return Err(ControlPlaneInputError::NotNamed {
+                cluster: cluster_at,
+                named: named.clone(),
+                given: given.to_string(),
+            });
+        }
+        let cp_ns = meta_key(control_plane).0;
+        if !cp_ns.is_empty() && !ns.is_empty() && cp_ns != ns {
+            return Err(ControlPlaneInputError::OtherNamespace {
+                cluster: cluster_at,
+                given: given.to_string(),
+                namespace: cp_ns.to_owned(),
+            });
+        }
+        let versions = ControlPlaneVersionSet::of_with(control_plane, dyntype)?;
+        let mut control_planes = ControlPlanes::new();
+        control_planes.add_cluster(cluster);
+        control_planes.candidates.insert(
+            (given.api_group, given.kind, ns.to_owned(), given.name),
+            Candidate {
+                cluster_label: None,
+                versions,
+            },
+        );
+        Ok(control_planes.for_cluster(ns, name))
+    }
+}
+
 /// The Clusters and control planes of a stream.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ControlPlanes {
-    clusters: BTreeMap<Key, ClusterInfo>,
+    /// `(namespace, name)` -> the Cluster's spec, read as [`views::Cluster`] reads it.
+    ///
+    /// [`views::Cluster`]: capi_machinepool_api::views::Cluster
+    clusters: BTreeMap<Key, ClusterSpec>,
     /// `(group, kind, namespace, name)` -> candidate.
     candidates: BTreeMap<(String, String, String, String), Candidate>,
 }
 
 fn label(kind: &str, (ns, name): (&str, &str), field: &str) -> String {
     format!("{} {field}", object_label(kind, ns, name))
-}
-
-/// The versions a typed control plane view publishes under the contract, read as
-/// [`ControlPlaneVersionSet::from_value`] reads any control plane: `status.versions` (running,
-/// the contract's preferred source), else `status.version` (running, deprecated), and
-/// `spec.version` (desired).
-///
-/// ```
-/// use capi_machinepool_api::views::KubeadmControlPlane;
-/// use capi_machinepool_rollout::control_plane::control_plane_versions;
-/// let kcp: KubeadmControlPlane = serde_json::from_value(serde_json::json!({
-///     "metadata": {"namespace": "ns", "name": "cp"},
-///     "spec": {"version": "v1.35.0"},
-///     "status": {"version": "v1.34.2", "versions": [
-///         {"version": "v1.34.2", "replicas": 1}, {"version": "v1.35.0", "replicas": 2}]}})).unwrap();
-/// let set = control_plane_versions("KubeadmControlPlane", &kcp);
-/// assert_eq!(set.running.len(), 2);
-/// assert_eq!(set.desired.unwrap().at, "KubeadmControlPlane ns/cp spec.version");
-/// ```
-#[must_use]
-pub fn control_plane_versions(
-    kind: &str,
-    control_plane: &KubeadmControlPlane,
-) -> ControlPlaneVersionSet {
-    // A view of plain strings and integers always serializes; `Null` would read as no version.
-    let doc = serde_json::to_value(control_plane).unwrap_or(Value::Null);
-    ControlPlaneVersionSet::from_value(kind, &doc)
 }
 
 impl ControlPlanes {
@@ -212,7 +428,10 @@ impl ControlPlanes {
         let kind = str_at(doc, "/kind").unwrap_or_default();
         let group = group_of(api_version);
         if kind == "Cluster" && group == GROUP {
-            self.add_cluster(doc);
+            let ns = str_at(doc, "/metadata/namespace").unwrap_or_default();
+            let name = str_at(doc, "/metadata/name").unwrap_or_default();
+            let spec = ClusterSpec::from_value(doc.get("spec").unwrap_or(&Value::Null));
+            self.insert_cluster(ns, name, spec);
             return true;
         }
         if kind.is_empty() || kind == "MachinePool" {
@@ -246,29 +465,15 @@ impl ControlPlanes {
         group == CONTROL_PLANE_GROUP
     }
 
-    fn add_cluster(&mut self, doc: &Value) {
-        let ns = str_at(doc, "/metadata/namespace").unwrap_or_default();
-        let name = str_at(doc, "/metadata/name").unwrap_or_default();
-        let control_plane_ref = doc.pointer("/spec/controlPlaneRef").and_then(|r| {
-            let group = str_at(r, "/apiGroup")
-                .or_else(|| str_at(r, "/apiVersion").map(group_of))
-                .unwrap_or_default();
-            Some(ControlPlaneRef {
-                group: group.to_owned(),
-                kind: str_at(r, "/kind")?.to_owned(),
-                name: str_at(r, "/name")?.to_owned(),
-            })
-        });
-        let topology_version = str_at(doc, "/spec/topology/version")
-            .filter(|v| !v.is_empty())
-            .map(|v| VersionAt::new(v, label("Cluster", (ns, name), "spec.topology.version")));
-        self.clusters.insert(
-            (ns.to_owned(), name.to_owned()),
-            ClusterInfo {
-                control_plane_ref,
-                topology_version,
-            },
-        );
+    /// Adds a typed Cluster (either API version read into the view; a `DynamicObject` Cluster
+    /// converts with `DynamicObject::try_parse::<Cluster>`).
+    pub fn add_cluster(&mut self, cluster: &Cluster) {
+        let (ns, name) = meta_key(cluster);
+        self.insert_cluster(ns, name, cluster.spec.clone());
+    }
+
+    fn insert_cluster(&mut self, ns: &str, name: &str, spec: ClusterSpec) {
+        self.clusters.insert((ns.to_owned(), name.to_owned()), spec);
     }
 
     /// True when no Cluster and no control plane was found.
@@ -329,23 +534,26 @@ impl ControlPlanes {
         &self,
         namespace: &str,
         cluster_at: &str,
-        cluster: &ClusterInfo,
+        cluster: &ClusterSpec,
     ) -> ControlPlaneVersions {
-        let named = cluster.control_plane_ref.as_ref().and_then(|r| {
+        let named = cluster.control_plane().and_then(|r| {
             self.candidates.get(&(
-                r.group.clone(),
+                r.api_group.clone(),
                 r.kind.clone(),
                 namespace.to_owned(),
                 r.name.clone(),
             ))
         });
-        if let (Some(cp), Some(r)) = (named, &cluster.control_plane_ref) {
+        if let (Some(cp), Some(r)) = (named, cluster.control_plane()) {
             return Self::versions_of(cp, &r.to_string());
         }
-        if let Some(desired) = &cluster.topology_version {
-            return ControlPlaneVersions::Desired(desired.clone());
+        if let Some(desired) = cluster.topology_version() {
+            return ControlPlaneVersions::Desired(VersionAt::new(
+                desired,
+                format!("{cluster_at} spec.topology.version"),
+            ));
         }
-        ControlPlaneVersions::Unknown(match &cluster.control_plane_ref {
+        ControlPlaneVersions::Unknown(match cluster.control_plane() {
             Some(r) => format!("the control plane {r} named by {cluster_at} is not in the input"),
             None => format!("{cluster_at} names no control plane (spec.controlPlaneRef)"),
         })

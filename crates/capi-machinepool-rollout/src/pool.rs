@@ -55,38 +55,54 @@ pub fn pool_skew(
         note.severity = None;
         return vec![note];
     }
-    match (
-        control_planes.for_cluster(namespace, &pool.spec.cluster_name),
-        fallback,
-    ) {
-        (ControlPlaneVersions::Found(set), _) if !set.running.is_empty() => {
-            skew::check_running(&set.running, set.desired.as_ref(), &kubelets)
-        }
-        (ControlPlaneVersions::Found(set), None) => {
-            let desired = set.desired.map(|d| {
-                VersionAt::new(
-                    d.version,
+    control_planes
+        .for_cluster(namespace, &pool.spec.cluster_name)
+        .check_kubelets(&kubelets, fallback)
+}
+
+impl ControlPlaneVersions {
+    /// The skew verdicts of kubelet versions against these control plane versions: the
+    /// running versions (the desired one only as a note, [`skew::check_running`]); without a
+    /// running version, against `fallback` (a version the caller knows) or else the desired
+    /// version, labelled as such; with nothing known, one [`skew::SkewRule::NotChecked`]
+    /// finding that says what is missing. What [`pool_skew`] says of a pool, for kubelet
+    /// versions from anywhere (a provider's own pool type, say).
+    #[must_use]
+    pub fn check_kubelets(
+        &self,
+        kubelets: &[VersionAt],
+        fallback: Option<&VersionAt>,
+    ) -> Vec<SkewFinding> {
+        match (self, fallback) {
+            (Self::Found(set), _) if !set.running.is_empty() => {
+                skew::check_running(&set.running, set.desired.as_ref(), kubelets)
+            }
+            (Self::Found(set), None) => {
+                let desired = set.desired.as_ref().map(|d| {
+                    VersionAt::new(
+                        d.version.clone(),
+                        format!(
+                            "{}, desired: the control plane reports no running version",
+                            d.at
+                        ),
+                    )
+                });
+                skew::check(desired.as_slice(), kubelets)
+            }
+            (_, Some(known)) => skew::check(std::slice::from_ref(known), kubelets),
+            (Self::Desired(desired), None) => {
+                let desired = VersionAt::new(
+                    desired.version.clone(),
                     format!(
-                        "{}, desired: the control plane reports no running version",
-                        d.at
+                        "{}, desired: the control plane object is not in the input",
+                        desired.at
                     ),
-                )
-            });
-            skew::check(desired.as_slice(), &kubelets)
+                );
+                skew::check(&[desired], kubelets)
+            }
+            (Self::Unknown(why), None) => vec![skew::not_checked(format_args!(
+                "no control plane version known: {why}"
+            ))],
         }
-        (_, Some(known)) => skew::check(std::slice::from_ref(known), &kubelets),
-        (ControlPlaneVersions::Desired(desired), None) => {
-            let desired = VersionAt::new(
-                desired.version,
-                format!(
-                    "{}, desired: the control plane object is not in the input",
-                    desired.at
-                ),
-            );
-            skew::check(&[desired], &kubelets)
-        }
-        (ControlPlaneVersions::Unknown(why), None) => vec![skew::not_checked(format_args!(
-            "no control plane version known: {why}"
-        ))],
     }
 }

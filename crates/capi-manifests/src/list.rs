@@ -107,9 +107,14 @@ pub fn items(source: &Source, value: Value) -> Result<Vec<(Source, Value)>, Mani
 /// `items` first, with `apiVersion` and `kind` on every item). `each` gets the item's source
 /// (`file#0.items[i]`) and value; its error stops the stream and is returned as `Ok(Err(e))`.
 ///
+/// Each item is also held to the per-document byte limit
+/// ([`Limits::max_document_bytes`](crate::Limits::max_document_bytes)) while it is read: the
+/// bytes read since the previous item ended are counted at the reader, so an oversized item
+/// stops the stream before it is built (counted within the parser's read-ahead, a few KiB).
+///
 /// # Errors
 /// A syntax error, a document that is not a mapping with an `items` sequence, an item that is
-/// not a mapping or breaks a per-document limit.
+/// not a mapping or breaks a per-document limit (nodes, depth or bytes).
 ///
 /// ```
 /// use capi_manifests::{Limits, list::for_each_item};
@@ -141,7 +146,10 @@ pub fn for_each_item<R: std::io::Read, E>(
     options.legacy_octal_numbers = true;
     options.with_snippet = false;
     let source = Source::new(file, 0, 1);
+    let counter = ItemBytes::new(reader, limits.max_document_bytes as u64);
+    let bytes = counter.state();
     let mut state = Stream {
+        bytes: std::rc::Rc::clone(&bytes),
         source: &source,
         limits,
         each: &mut each,
@@ -151,11 +159,20 @@ pub fn for_each_item<R: std::io::Read, E>(
         api_version: Value::Null,
         kind: String::new(),
     };
-    let result = serde_saphyr::with_deserializer_from_reader_with_options(reader, options, |de| {
+    let result = serde_saphyr::with_deserializer_from_reader_with_options(counter, options, |de| {
         serde::Deserializer::deserialize_map(de, &mut state)
     });
     if let Some(e) = state.failed.take() {
         return Ok(Err(e));
+    }
+    if let Some(index) = bytes.over.get() {
+        return Err(ManifestError::BadList {
+            document: source.with_item(index),
+            message: format!(
+                "an item of more than {} bytes (the per-document limit)",
+                limits.max_document_bytes
+            ),
+        });
     }
     if let Some(problem) = state.problem.take() {
         return Err(problem);
@@ -177,8 +194,55 @@ pub fn for_each_item<R: std::io::Read, E>(
     }
 }
 
+/// What the reader of [`for_each_item`] counts: bytes read, where the current item began,
+/// and the item that passed the limit.
+#[derive(Default)]
+struct ItemBytesState {
+    read: std::cell::Cell<u64>,
+    /// The byte count when the current item began, and its index (`None` outside `items`).
+    item: std::cell::Cell<Option<(u64, usize)>>,
+    over: std::cell::Cell<Option<usize>>,
+}
+
+/// A reader that fails once the current item has taken more than `limit` bytes.
+struct ItemBytes<R> {
+    inner: R,
+    limit: u64,
+    state: std::rc::Rc<ItemBytesState>,
+}
+
+impl<R> ItemBytes<R> {
+    fn new(inner: R, limit: u64) -> Self {
+        Self {
+            inner,
+            limit,
+            state: std::rc::Rc::default(),
+        }
+    }
+
+    fn state(&self) -> std::rc::Rc<ItemBytesState> {
+        std::rc::Rc::clone(&self.state)
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for ItemBytes<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some((start, index)) = self.state.item.get()
+            && self.state.read.get() - start > self.limit
+        {
+            self.state.over.set(Some(index));
+            return Err(std::io::Error::other("a List item over the byte limit"));
+        }
+        let n = self.inner.read(buf)?;
+        self.state.read.set(self.state.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
 /// The state of [`for_each_item`]: a serde visitor of the list mapping.
 struct Stream<'a, F, E> {
+    /// The reader's byte counts.
+    bytes: std::rc::Rc<ItemBytesState>,
     source: &'a Source,
     limits: &'a crate::Limits,
     each: &'a mut F,
@@ -251,7 +315,11 @@ where
         use serde::de::Error as _;
         let state = self.0;
         let mut index = 0;
-        while let Some(mut item) = seq.next_element::<Value>()? {
+        loop {
+            state.bytes.item.set(Some((state.bytes.read.get(), index)));
+            let next = seq.next_element::<Value>();
+            state.bytes.item.set(None);
+            let Some(mut item) = next? else { break };
             let source = state.source.with_item(index);
             index += 1;
             let problem = if !item.is_object() {
@@ -334,6 +402,39 @@ mod tests {
 
     fn src() -> Source {
         Source::new("f.yaml", 2, 7)
+    }
+
+    /// Issue 31: streamed items are held to the per-document byte limit while they are read.
+    /// The expectation is computed from the text: the second item alone is 4 MiB, over a
+    /// 256 KiB limit; the first and third are small.
+    #[test]
+    fn a_streamed_item_over_the_byte_limit_stops_the_stream() {
+        let limits = crate::Limits {
+            max_document_bytes: 256 * 1024,
+            ..crate::Limits::default()
+        };
+        let big = "x".repeat(4 << 20);
+        let text = format!(
+            "apiVersion: v1\nkind: List\nitems:\n- {{kind: Node, metadata: {{name: a}}}}\n- {{kind: Node, metadata: {{name: b, annotations: {{big: {big}}}}}}}\n- {{kind: Node, metadata: {{name: c}}}}\n"
+        );
+        let mut seen = Vec::new();
+        let r = for_each_item(text.as_bytes(), "n.yaml", &limits, |source, _| {
+            seen.push(source.to_string());
+            Ok::<(), String>(())
+        });
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains("n.yaml#0.items[1]"), "{e}");
+        assert!(e.contains("more than 262144 bytes"), "{e}");
+        assert_eq!(seen, ["n.yaml#0.items[0]"]);
+        // Within the limit, the same list streams whole.
+        let roomy = crate::Limits {
+            max_document_bytes: 8 << 20,
+            ..crate::Limits::default()
+        };
+        let r = for_each_item(text.as_bytes(), "n.yaml", &roomy, |_, _| {
+            Ok::<(), String>(())
+        });
+        assert!(matches!(r, Ok(Ok(()))));
     }
 
     #[test]

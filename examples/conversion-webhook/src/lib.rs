@@ -84,6 +84,56 @@ pub struct Limits {
     pub h2_window_bytes: u32,
     /// HTTP/2 streams open at once on one connection.
     pub h2_max_concurrent_streams: u32,
+    /// Largest response body: a review whose converted objects would pass it is answered
+    /// with a `Failure` result (code 422) naming the limit.
+    pub max_response_bytes: usize,
+    /// Memory that conversions in flight may use together, their responses included until
+    /// sent; each conversion is admitted with its estimated cost ([`conversion_cost`]).
+    pub conversion_memory_bytes: usize,
+    /// A connection is asked to close (after its response in flight; HTTP/2: GOAWAY) this
+    /// long after it was opened, and closed outright a request's time later.
+    pub max_connection_age: Duration,
+    /// A connection is asked to close after this many requests.
+    pub max_requests_per_connection: u64,
+    /// How long a connection over `max_connections` waits (first come, first served) for a
+    /// slot, while the oldest connection is asked to close.
+    pub connection_queue_timeout: Duration,
+}
+
+/// Measured peak memory of one conversion per byte of request body, over the worst inputs
+/// found (README, "Limits and why"): a string of `<` converted down (each `<` is 13 bytes of
+/// response, `\u003c` in the object and `\\u003c` in its conversion-data annotation) peaks
+/// at up to 31 bytes a body byte, tens of thousands of minimal objects at up to 20. An upper
+/// bound for every review of a given size.
+pub const CONVERSION_BYTES_PER_BODY_BYTE: usize = 32;
+
+/// Memory of a conversion that does not depend on its body (buffers, allocator slack).
+pub const CONVERSION_BASE_BYTES: usize = 1 << 20;
+
+/// The memory a conversion of a `body_len`-byte review is admitted with, out of a budget of
+/// `budget` bytes: the measured worst case for a body of that size, at most the measured worst
+/// case of any conversion whose response stays within `max_response_bytes` (the converted
+/// objects and the printed response, 2.5 times the limit: a conversion that passes the limit
+/// stops there), and at most the whole budget (such a conversion runs alone).
+///
+/// ```
+/// use conversion_webhook::conversion_cost;
+/// let mib = 1 << 20;
+/// assert_eq!(conversion_cost(10_000, 16 * mib, 48 * mib), 320_000 + mib);
+/// assert_eq!(conversion_cost(3 * mib, 16 * mib, 48 * mib), 41 * mib);
+/// assert_eq!(conversion_cost(3 * mib, 16 * mib, 32 * mib), 32 * mib);
+/// ```
+#[must_use]
+pub fn conversion_cost(body_len: usize, max_response_bytes: usize, budget: usize) -> usize {
+    let by_response = max_response_bytes
+        .saturating_mul(5)
+        .saturating_div(2)
+        .saturating_add(CONVERSION_BASE_BYTES);
+    body_len
+        .saturating_mul(CONVERSION_BYTES_PER_BODY_BYTE)
+        .saturating_add(CONVERSION_BASE_BYTES)
+        .min(by_response)
+        .min(budget)
 }
 
 impl Default for Limits {
@@ -98,6 +148,11 @@ impl Default for Limits {
             max_connections: 128,
             h2_window_bytes: 64 * 1024,
             h2_max_concurrent_streams: 8,
+            max_response_bytes: 16 << 20,
+            conversion_memory_bytes: 48 << 20,
+            max_connection_age: Duration::from_secs(300),
+            max_requests_per_connection: 1000,
+            connection_queue_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -110,6 +165,27 @@ struct AppState {
     body_read_timeout: Duration,
     body_budget: Arc<Semaphore>,
     conversions: Arc<Semaphore>,
+    max_response_bytes: usize,
+    conversion_memory: Arc<Semaphore>,
+    conversion_memory_bytes: usize,
+}
+
+/// A response body that holds its conversion's memory permits until hyper has written and
+/// dropped it.
+struct HeldBody {
+    bytes: Vec<u8>,
+    _memory: OwnedSemaphorePermit,
+}
+
+impl AsRef<[u8]> for HeldBody {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// Semaphore permits for `bytes` (a semaphore counts at most `u32::MAX`).
+fn permits_for(bytes: usize) -> u32 {
+    u32::try_from(bytes).unwrap_or(u32::MAX)
 }
 
 /// Why a body was not read.
@@ -191,33 +267,52 @@ async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Respon
             );
         }
     };
-    // One conversion per permit; the handler itself is pure and synchronous, so it runs on a
-    // blocking thread and a large review never stalls the async executor.
-    let Ok(permit) = Arc::clone(&state.conversions).acquire_owned().await else {
-        return text(StatusCode::SERVICE_UNAVAILABLE, "shutting down");
-    };
+    // Admitted by memory first (its estimated cost, held until its response is sent), then
+    // one conversion per permit; both within the conversion timeout. The handler itself is
+    // pure and synchronous, so it runs on a blocking thread and a large review never stalls
+    // the async executor.
+    let cost = conversion_cost(
+        body.len(),
+        state.max_response_bytes,
+        state.conversion_memory_bytes,
+    );
+    let max_response = state.max_response_bytes;
     let converter = Arc::clone(&state.converter);
-    let work = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        review::handle_bytes(converter.as_ref(), &body)
-    });
-    match tokio::time::timeout(state.timeout, work).await {
-        Ok(Ok(response)) => {
+    let conversion = async {
+        let memory = Arc::clone(&state.conversion_memory)
+            .acquire_many_owned(permits_for(cost))
+            .await
+            .ok()?;
+        let permit = Arc::clone(&state.conversions).acquire_owned().await.ok()?;
+        let work = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            review::handle_bytes_within(converter.as_ref(), &body, max_response)
+        });
+        Some((work.await, memory))
+    };
+    match tokio::time::timeout(state.timeout, conversion).await {
+        Ok(Some((Ok(response), memory))) => {
             info!(
                 status = response.status,
                 bytes = response.body.len(),
+                cost,
                 elapsed_us = started.elapsed().as_micros() as u64,
                 "conversion review"
             );
             let code = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
+            let body = bytes::Bytes::from_owner(HeldBody {
+                bytes: response.body,
+                _memory: memory,
+            });
             (
                 code,
                 [(header::CONTENT_TYPE, "application/json")],
-                response.body,
+                Body::from(body),
             )
                 .into_response()
         }
-        Ok(Err(e)) => {
+        Ok(None) => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
+        Ok(Some((Err(e), _))) => {
             warn!(error = %e, "conversion task failed");
             text(StatusCode::INTERNAL_SERVER_ERROR, "conversion failed")
         }
@@ -243,6 +338,18 @@ async fn readyz(State(state): State<Arc<AppState>>) -> Response {
     }
 }
 
+/// Counts the request on its connection, which is asked to close after its last one.
+async fn count_request(request: Request, next: axum::middleware::Next) -> Response {
+    if let Some(info) = request.extensions().get::<Arc<connection::ConnInfo>>() {
+        info.request(
+            request
+                .extensions()
+                .get::<axum_server::ConnectionShutdown>(),
+        );
+    }
+    next.run(request).await
+}
+
 fn app(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/convert", post(convert))
@@ -250,6 +357,7 @@ fn app(state: Arc<AppState>) -> Router {
         .route("/readyz", get(readyz))
         // The body is read by `convert` itself, within its limit and the shared budget.
         .layer(DefaultBodyLimit::disable())
+        .layer(axum::middleware::from_fn(count_request))
         .with_state(state)
 }
 
@@ -324,6 +432,11 @@ pub async fn start(
         body_read_timeout: limits.body_read_timeout,
         body_budget: Arc::new(Semaphore::new(limits.body_budget_bytes)),
         conversions: Arc::new(Semaphore::new(limits.max_concurrent_conversions.max(1))),
+        max_response_bytes: limits.max_response_bytes,
+        conversion_memory: Arc::new(Semaphore::new(permits_for(
+            limits.conversion_memory_bytes.max(1),
+        ) as usize)),
+        conversion_memory_bytes: permits_for(limits.conversion_memory_bytes.max(1)) as usize,
     });
     watch_certificates(
         tls.clone(),
@@ -344,7 +457,17 @@ pub async fn start(
     let idle = limits
         .idle_timeout
         .max(config.request_timeout + limits.body_read_timeout);
-    let acceptor = connection::Limited::new(acceptor, limits.max_connections, idle);
+    let acceptor = connection::Limited::new(
+        acceptor,
+        connection::ConnectionLimits {
+            max_connections: limits.max_connections,
+            idle,
+            max_age: limits.max_connection_age,
+            grace: config.request_timeout + limits.body_read_timeout,
+            max_requests: limits.max_requests_per_connection,
+            queue_timeout: limits.connection_queue_timeout,
+        },
+    );
     let mut server = axum_server::bind(config.addr)
         .acceptor(acceptor)
         .handle(handle.clone())

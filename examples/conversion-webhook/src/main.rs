@@ -44,9 +44,28 @@ struct Args {
     /// Conversions running at once.
     #[arg(long, default_value_t = 2)]
     max_concurrent_conversions: usize,
-    /// Connections open at once; a connection over the cap is closed at once.
+    /// Connections open at once; a connection over the cap waits for a slot (see
+    /// --connection-queue-seconds), and over twice the cap is closed at once.
     #[arg(long, default_value_t = 128)]
     max_connections: usize,
+    /// Largest response body in bytes; a review over it gets a Failure result (code 422).
+    #[arg(long, default_value_t = 16 * 1024 * 1024)]
+    max_response_bytes: usize,
+    /// Memory in bytes that conversions in flight may use together (each is admitted with
+    /// its estimated cost).
+    #[arg(long, default_value_t = 48 * 1024 * 1024)]
+    conversion_memory_bytes: usize,
+    /// Seconds after which a connection is asked to close (after its response in flight;
+    /// HTTP/2: GOAWAY).
+    #[arg(long, default_value_t = 300)]
+    max_connection_age_seconds: u64,
+    /// Requests after which a connection is asked to close.
+    #[arg(long, default_value_t = 1000)]
+    max_requests_per_connection: u64,
+    /// Seconds a connection over the cap waits for a slot (the oldest connection is asked
+    /// to close meanwhile).
+    #[arg(long, default_value_t = 5)]
+    connection_queue_seconds: u64,
     /// HTTP/2 flow-control window (connection and stream), in bytes.
     #[arg(long, default_value_t = 64 * 1024)]
     h2_window_bytes: u32,
@@ -100,6 +119,11 @@ async fn main() -> ExitCode {
             max_concurrent_conversions: args.max_concurrent_conversions,
             max_connections: args.max_connections,
             h2_window_bytes: args.h2_window_bytes,
+            max_response_bytes: args.max_response_bytes,
+            conversion_memory_bytes: args.conversion_memory_bytes,
+            max_connection_age: Duration::from_secs(args.max_connection_age_seconds),
+            max_requests_per_connection: args.max_requests_per_connection,
+            connection_queue_timeout: Duration::from_secs(args.connection_queue_seconds),
             ..Limits::default()
         },
     };

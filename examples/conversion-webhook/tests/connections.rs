@@ -89,6 +89,24 @@ impl Webhook {
             .await
     }
 
+    /// Posts `body` to `/convert` on a new HTTP/1.1 connection: the status and the body.
+    async fn post_review(&self, body: Vec<u8>) -> (u16, Vec<u8>) {
+        let tls = self.tls(&[]).await.unwrap();
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
+            .await
+            .unwrap();
+        tokio::spawn(conn);
+        let req = hyper::Request::post("/convert")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .unwrap();
+        let resp = sender.send_request(req).await.unwrap();
+        let status = resp.status().as_u16();
+        let body = resp.into_body().collect().await.unwrap().to_bytes();
+        (status, body.to_vec())
+    }
+
     /// One HTTP/1.1 request on a new connection: the status.
     async fn get_healthz(&self) -> Option<u16> {
         let tls = self.tls(&[]).await.ok()?;
@@ -182,27 +200,26 @@ async fn slow_http1_and_http2_clients_stay_under_the_memory_limit() {
     }
 }
 
+/// Over the cap, a new connection waits for a slot and the oldest connection is asked to
+/// close; one that never sent a request is closed at once, so the new one is served at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn connections_over_the_cap_are_closed_at_once() {
+async fn a_connection_over_the_cap_gets_the_oldest_ones_slot() {
     let w = Webhook::start("cap", &["--max-connections", "4"]);
     let mut held = Vec::new();
     for _ in 0..4 {
         held.push(w.tls(&[]).await.unwrap());
     }
     let started = Instant::now();
-    // The fifth connection is closed before its handshake completes.
-    let fifth = tokio::time::timeout(Duration::from_secs(5), w.tls(&[]))
-        .await
-        .unwrap();
-    assert!(fifth.is_err(), "a fifth connection was accepted");
+    assert_eq!(w.get_healthz().await, Some(200));
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "{:?}",
         started.elapsed()
     );
-    drop(held);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(w.get_healthz().await, Some(200));
+    // The oldest held connection was closed by the server: its read ends.
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(2), held[0].read(&mut buf)).await;
+    assert!(matches!(read, Ok(Ok(0) | Err(_))), "{read:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -270,4 +287,264 @@ async fn an_announced_oversized_body_gets_413_without_100_continue() {
         "{:?}",
         started.elapsed()
     );
+}
+
+/// A ConversionReview of `objects` to v1beta1.
+fn review_to_v1beta1(objects: &[String]) -> Vec<u8> {
+    format!(
+        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"cluster.x-k8s.io/v1beta1","objects":[{}]}}}}"#,
+        objects.join(",")
+    )
+    .into_bytes()
+}
+
+/// A v1beta2 MachinePool whose `spec.clusterName` is `n` characters of `<`.
+fn pool_with_lt(n: usize) -> String {
+    format!(
+        r#"{{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool","metadata":{{"name":"mp"}},"spec":{{"clusterName":"{}"}}}}"#,
+        "<".repeat(n)
+    )
+}
+
+/// The worst inputs of issue 31, sent at once, each on its own connection: two 3 MiB strings
+/// of `<` (a 40.9 MB response before the response limit), two strings just small enough for
+/// a response under the 16 MiB limit (the largest conversion that succeeds), and two reviews
+/// of 49,800 minimal objects (3 MiB). Before the response limit and the memory budget, two
+/// of the first peaked at 255-259 MB. The server's peak RSS stays under the Deployment's
+/// limit; the over-limit reviews get HTTP 200 with a `Failure` result, code 422, naming the
+/// limit; the others are converted. About 10 s (debug build: six conversions of up to 16 MB,
+/// run one or two at a time as the budget admits them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_worst_reviews_at_once_stay_under_the_memory_limit() {
+    let w = Webhook::start("worst", &["--timeout-seconds", "120"]);
+    let mib = 1 << 20;
+    // A 1,240,000-character string: 16,120,576 response bytes, under the 16 MiB limit.
+    let lt_over = review_to_v1beta1(&[pool_with_lt(3 * mib - 300)]);
+    let lt_under = review_to_v1beta1(&[pool_with_lt(1_240_000)]);
+    let minimal = r#"{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool"}"#;
+    let many = review_to_v1beta1(&vec![minimal.to_owned(); 49_800]);
+    for body in [&lt_over, &lt_under, &many] {
+        assert!(body.len() <= 3 * mib, "{}", body.len());
+    }
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for (name, body) in [
+        ("lt-over", &lt_over),
+        ("lt-under", &lt_under),
+        ("many", &many),
+    ] {
+        for _ in 0..2 {
+            let w = &w;
+            let body = body.clone();
+            tasks.push(async move { (name, w.post_review(body).await) });
+        }
+    }
+    let answers = join_all(tasks).await;
+    let peak = w.peak_rss_kb();
+    eprintln!(
+        "six worst reviews at once: server peak RSS {peak} kB after {:?}",
+        started.elapsed()
+    );
+    for (name, (status, body)) in answers {
+        assert_eq!(status, 200, "{name}");
+        let review: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        let result = &review["response"]["result"];
+        if name == "lt-under" {
+            assert_eq!(result["status"], "Success", "{name}: {result}");
+            assert_eq!(body.len(), 16_120_576, "{name}");
+        } else {
+            assert_eq!(result["status"], "Failure", "{name}: {result}");
+            assert_eq!(result["code"], 422, "{name}");
+            let message = result["message"].as_str().unwrap();
+            assert!(
+                message.contains("response limit of 16777216 bytes"),
+                "{message}"
+            );
+            assert_eq!(
+                review["response"]["convertedObjects"],
+                serde_json::json!([])
+            );
+        }
+    }
+    assert!(peak < MEMORY_LIMIT_KB, "peak RSS {peak} kB");
+}
+
+/// Polls every future to completion, concurrently on this task.
+async fn join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut pinned: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = pinned.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (future, slot) in pinned.iter_mut().zip(out.iter_mut()) {
+            if slot.is_none() {
+                match future.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => *slot = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
+}
+
+/// How attackers of one protocol keep a slot busy.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Busy {
+    /// `GET /healthz` again and again on one HTTP/1.1 connection.
+    Http1Requests,
+    /// One HTTP/2 request, then PINGs on the idle connection.
+    Http2Pings,
+}
+
+/// One attacker: holds a connection busy the `busy` way, reconnects when the server closes
+/// it, until `stop`; counts its connections in `connections`.
+async fn keep_a_slot_busy(
+    w: std::sync::Arc<Webhook>,
+    busy: Busy,
+    every: Duration,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
+    use std::sync::atomic::Ordering;
+    while !stop.load(Ordering::Relaxed) {
+        let alpn: &[&[u8]] = if busy == Busy::Http2Pings {
+            &[b"h2"]
+        } else {
+            &[]
+        };
+        let Ok(tls) = w.tls(alpn).await else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        connections.fetch_add(1, Ordering::Relaxed);
+        match busy {
+            Busy::Http1Requests => {
+                let Ok((mut sender, conn)) =
+                    hyper::client::conn::http1::handshake(TokioIo::new(tls)).await
+                else {
+                    continue;
+                };
+                tokio::spawn(conn);
+                while !stop.load(Ordering::Relaxed) {
+                    let req = hyper::Request::get("/healthz")
+                        .header("host", "localhost")
+                        .body(Full::new(Bytes::new()))
+                        .unwrap();
+                    let Ok(resp) = sender.send_request(req).await else {
+                        break;
+                    };
+                    let _ = resp.into_body().collect().await;
+                    tokio::time::sleep(every).await;
+                }
+            }
+            Busy::Http2Pings => {
+                let Ok((mut sender, conn)) =
+                    hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+                        .timer(hyper_util::rt::TokioTimer::new())
+                        .keep_alive_interval(every)
+                        .keep_alive_while_idle(true)
+                        .handshake(TokioIo::new(tls))
+                        .await
+                else {
+                    continue;
+                };
+                let mut conn = tokio::spawn(conn);
+                let req = hyper::Request::get("https://localhost/healthz")
+                    .body(Full::new(Bytes::new()))
+                    .unwrap();
+                if let Ok(resp) = sender.send_request(req).await {
+                    let _ = resp.into_body().collect().await;
+                }
+                // Only PINGs from now on, until the server closes the connection.
+                while !stop.load(Ordering::Relaxed) {
+                    if tokio::time::timeout(Duration::from_millis(100), &mut conn)
+                        .await
+                        .is_ok()
+                    {
+                        break;
+                    }
+                }
+                conn.abort();
+            }
+        }
+    }
+}
+
+/// Issue 31: 128 clients kept every slot for 70 s+ by sending `GET /healthz` every 4 s
+/// (HTTP/1.1) or one request then an HTTP/2 PING every 5 s, and a new client got a reset.
+/// Scaled down (4 slots, all taken by such clients, which reconnect at once when closed;
+/// a 2 s maximum connection age): new clients are served within 2 s each, and the busy
+/// clients' connections are closed by their age and replaced. About 4 s.
+async fn busy_clients_cannot_keep_new_ones_out(busy: Busy) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let w = Arc::new(Webhook::start(
+        if busy == Busy::Http2Pings {
+            "busy-h2"
+        } else {
+            "busy-h1"
+        },
+        &[
+            "--max-connections",
+            "4",
+            "--max-connection-age-seconds",
+            "2",
+        ],
+    ));
+    let stop = Arc::new(AtomicBool::new(false));
+    let connections = Arc::new(AtomicUsize::new(0));
+    let mut attackers = Vec::new();
+    for _ in 0..4 {
+        attackers.push(tokio::spawn(keep_a_slot_busy(
+            Arc::clone(&w),
+            busy,
+            Duration::from_millis(200),
+            Arc::clone(&stop),
+            Arc::clone(&connections),
+        )));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(connections.load(Ordering::Relaxed), 4, "every slot taken");
+    let started = Instant::now();
+    for _ in 0..5 {
+        let asked = Instant::now();
+        let served = tokio::time::timeout(Duration::from_secs(5), w.get_healthz()).await;
+        assert_eq!(
+            served,
+            Ok(Some(200)),
+            "{busy:?}: a new client was not served"
+        );
+        assert!(
+            asked.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            asked.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    // Past the maximum age every busy connection was closed and replaced at least once
+    // (plus the ones closed for the new clients).
+    let deadline = started + Duration::from_secs(4);
+    tokio::time::sleep(deadline.saturating_duration_since(Instant::now())).await;
+    let made = connections.load(Ordering::Relaxed);
+    stop.store(true, Ordering::Relaxed);
+    for attacker in attackers {
+        attacker.abort();
+    }
+    assert!(made >= 8, "{busy:?}: only {made} connections in 4.5 s");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http1_clients_requesting_every_200ms_cannot_keep_new_ones_out() {
+    busy_clients_cannot_keep_new_ones_out(Busy::Http1Requests).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http2_clients_sending_pings_cannot_keep_new_ones_out() {
+    busy_clients_cannot_keep_new_ones_out(Busy::Http2Pings).await;
 }

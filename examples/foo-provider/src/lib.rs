@@ -14,6 +14,9 @@
 //!   ([`capi_conditions::paused::set_paused`]) and `Ready` ([`ready_condition`], a
 //!   [`capi_conditions::summary::summary`]) in a server-side apply body for the status
 //!   subresource ([`capi_machinepool_api::ssa::status_apply`]).
+//! * [`skew_gate`]: the version skew policy against the control plane the Cluster names
+//!   (typed control plane versions); [`upgrade_gate`]: has the owning MachinePool (either API
+//!   version) finished its upgrade (typed status computation).
 #![deny(missing_docs)]
 
 pub mod v1alpha1;
@@ -26,12 +29,19 @@ use capi_contract::Contract;
 use capi_contract::labels::{ContractLabelError, add_contract_labels};
 use capi_contract::provider_ids::{NodeReport, match_node_objects};
 use capi_machinepool_api::ssa::{StatusApply, status_apply};
+use capi_machinepool_api::views::Cluster;
 use capi_machinepool_conversion::{ApiVersionResolver, HubSpokeConverter};
-use capi_machinepool_rollout::skew::{self, SkewFinding, VersionAt};
+use capi_machinepool_rollout::control_plane::{ControlPlaneInputError, ControlPlaneVersions};
+use capi_machinepool_rollout::skew::{SkewFinding, VersionAt};
+use capi_machinepool_status::typed::{
+    AnyMachinePool, ExternalObject, TypedInputError, apply_to, verdict_of,
+};
+use capi_machinepool_status::{External, Inputs, MachinePoolMachines, UpgradeVerdict};
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::CustomResourceExt;
+use kube::core::DynamicObject;
 use kube::core::crd::MergeError;
 
 /// The API group.
@@ -154,16 +164,51 @@ pub fn node_report(pool: &v1beta1::FooMachinePool, nodes: &[Node]) -> NodeReport
 
 /// The version skew gate a pool controller runs before it rolls out instances at
 /// `kubelet_version` (the MachinePool's `spec.template.spec.version`): the policy's verdicts
-/// against the control plane versions (`spec.version` and `status.version` of whatever
-/// control plane the Cluster names; see `capi_machinepool_rollout::control_plane`). Roll out
-/// only when no finding is an error.
-#[must_use]
+/// against the versions of the control plane `cluster` names (`control_plane`, read with
+/// `kube::Api::<DynamicObject>` since its kind is known only at run time: KubeadmControlPlane,
+/// a managed control plane, ...), as the control-plane contract publishes them
+/// ([`ControlPlaneVersions::of_dynamic`]). Roll out only when no finding is an error.
+///
+/// # Errors
+/// When `control_plane` is not the control plane `cluster` names, or has no `apiVersion` and
+/// `kind`: a gate never judges against an unrelated object.
 pub fn skew_gate(
     pool: &v1beta1::FooMachinePool,
-    control_plane: &[VersionAt],
+    cluster: &Cluster,
+    control_plane: &DynamicObject,
     kubelet_version: &str,
-) -> Vec<SkewFinding> {
+) -> Result<Vec<SkewFinding>, ControlPlaneInputError> {
     let name = pool.metadata.name.as_deref().unwrap_or_default();
     let kubelet = VersionAt::new(kubelet_version, format!("FooMachinePool {name} rollout"));
-    skew::check(control_plane, &[kubelet])
+    Ok(ControlPlaneVersions::of_dynamic(cluster, control_plane)?.check_kubelets(&[kubelet], None))
+}
+
+/// The upgrade gate for the MachinePool (either API version) that owns `infra`: has it
+/// finished rolling out `spec.template.spec.version`? Upstream reports a MachinePool without
+/// MachinePool Machines up to date right after a version bump (cluster-api#10059), so the
+/// pool's conditions and counters are first computed from `infra` (typed, through
+/// [`ExternalObject`]) with [`apply_to`] on a copy, then judged with [`verdict_of`]. The
+/// bootstrap config is not read: its condition does not enter the verdict.
+///
+/// # Errors
+/// When a v1beta1 pool does not convert to v1beta2 or `infra` does not serialize.
+pub fn upgrade_gate<P: AnyMachinePool + Clone>(
+    pool: &P,
+    infra: &v1beta1::FooMachinePool,
+    cluster_paused: bool,
+    now: &Time,
+) -> Result<UpgradeVerdict, TypedInputError> {
+    let infra = ExternalObject::of(infra)?;
+    let inputs = Inputs {
+        infra: infra.found(),
+        infra_contract: Contract::V1Beta2,
+        bootstrap: External::NotFound,
+        // FooMachinePool sets no `status.infrastructureMachineKind`: no MachinePool Machines.
+        machines: MachinePoolMachines::detect(infra.found(), None),
+        cluster_paused,
+        now,
+    };
+    let mut pool = pool.clone();
+    apply_to(&mut pool, &inputs)?;
+    verdict_of(&pool)
 }

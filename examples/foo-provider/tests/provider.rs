@@ -205,18 +205,124 @@ fn node_report_names_ids_without_nodes_and_near_misses() {
     assert_eq!(report.near_misses.len(), 1, "{report:?}");
 }
 
-/// The skew gate: "kubelet must not be newer than kube-apiserver" (Kubernetes version skew
-/// policy), judged against the oldest kube-apiserver of a control plane mid-upgrade.
+/// The skew gate against the control plane a real Cluster names (`tests/fixtures/clusters/
+/// aws-kubeadm.yaml`: KubeadmControlPlane `status.versions` [v1.34.2]), read as a
+/// `DynamicObject`: "kubelet must not be newer than kube-apiserver" (Kubernetes version skew
+/// policy). A control plane the Cluster does not name is an error, never judged against.
 #[test]
 fn skew_gate_refuses_a_kubelet_newer_than_the_control_plane() {
-    use capi_machinepool_rollout::{Severity, skew::VersionAt};
+    use capi_machinepool_api::views::Cluster;
+    use capi_machinepool_rollout::Severity;
+    use kube::core::DynamicObject;
+    let docs = capi_test_support::yaml_docs("clusters/aws-kubeadm.yaml");
+    let doc = |kind: &str| docs.iter().find(|d| d["kind"] == kind).unwrap().clone();
+    let cluster: Cluster = serde_json::from_value(doc("Cluster")).unwrap();
+    let kcp: DynamicObject = serde_json::from_value(doc("KubeadmControlPlane")).unwrap();
     let pool = v1beta1::FooMachinePool::new("pool", Default::default());
-    let cp = [
-        VersionAt::new("v1.35.0", "KubeadmControlPlane default/cp spec.version"),
-        VersionAt::new("v1.34.2", "KubeadmControlPlane default/cp status.version"),
-    ];
-    let found = skew_gate(&pool, &cp, "v1.35.0");
-    assert_eq!(found.len(), 1);
-    assert_eq!(found[0].severity, Some(Severity::Error));
-    assert!(skew_gate(&pool, &cp, "v1.34.2").is_empty());
+    let found = skew_gate(&pool, &cluster, &kcp, "v1.35.0").unwrap();
+    let errors: Vec<_> = found
+        .iter()
+        .filter(|f| f.severity == Some(Severity::Error))
+        .collect();
+    assert_eq!(errors.len(), 1, "{found:?}");
+    assert!(
+        skew_gate(&pool, &cluster, &kcp, "v1.34.2")
+            .unwrap()
+            .is_empty()
+    );
+
+    let mut other = kcp.clone();
+    other.metadata.name = Some("other-cp".into());
+    let err = skew_gate(&pool, &cluster, &other, "v1.34.2").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("is not the control plane of Cluster default/prod"),
+        "{err}"
+    );
+}
+
+/// The upgrade gate on the MachinePool owning a FooMachinePool (no MachinePool Machines),
+/// right after a version bump as upstream's controller writes it (cluster-api#10059:
+/// `observedGeneration` current, `upToDateReplicas = spec.replicas` while every kubelet is
+/// still on the old version): pending at both API versions; complete once `status.versions`
+/// reports every replica at the new version. The pool is the corpus MachinePool
+/// (`corpus/objects/machine-pool.yaml`, from upstream's
+/// `test/infrastructure/docker/examples/machine-pool.yaml`) with the FooMachinePool as its
+/// infrastructure, a managed pool's `dataSecretName: ""`, and that status.
+#[test]
+fn upgrade_gate_waits_for_every_kubelet() {
+    use capi_machinepool_api::v1beta2::MachinePool;
+    use capi_machinepool_conversion::machine_pool::from_hub;
+    use capi_machinepool_status::upgrade::{Counter, Pending};
+    use foo_provider::upgrade_gate;
+    let mut doc = capi_test_support::yaml_docs("corpus/objects/machine-pool.yaml")
+        .into_iter()
+        .find(|d| d["kind"] == "MachinePool")
+        .unwrap();
+    doc["metadata"]["generation"] = json!(2);
+    let spec = &mut doc["spec"]["template"]["spec"];
+    spec["version"] = json!("v1.35.0");
+    spec["bootstrap"] = json!({"dataSecretName": ""});
+    spec["infrastructureRef"] =
+        json!({"apiGroup": foo_provider::GROUP, "kind": "FooMachinePool", "name": "pool"});
+    doc["status"] = json!({"observedGeneration": 2, "replicas": 2, "readyReplicas": 2,
+        "availableReplicas": 2, "upToDateReplicas": 2,
+        "versions": [{"version": "v1.34.2", "replicas": 2}]});
+    let started: MachinePool = serde_json::from_value(doc.clone()).unwrap();
+
+    let mut infra = v1beta1::FooMachinePool::new("pool", Default::default());
+    infra.metadata.namespace = Some("default".into());
+    infra.spec.provider_id_list = vec!["foo://a".into(), "foo://b".into()];
+    infra.status = Some(v1beta1::FooMachinePoolStatus {
+        initialization: v1beta1::Initialization {
+            provisioned: Some(true),
+        },
+        replicas: 2,
+        ..Default::default()
+    });
+    let now = Time(Timestamp::from_second(1_800_000_000).unwrap());
+
+    // As upstream wrote it, every counter claims the upgrade done; only status.versions says
+    // otherwise.
+    let upstream = capi_machinepool_status::upgrade_verdict(&started);
+    assert!(
+        !upstream
+            .pending()
+            .iter()
+            .any(|p| matches!(p, Pending::Counter { .. })),
+        "{upstream:?}"
+    );
+    let verdict = upgrade_gate(&started, &infra, false, &now).unwrap();
+    assert!(
+        verdict.pending().contains(&Pending::Counter {
+            counter: Counter::UpToDate,
+            value: Some(0),
+            desired: 2
+        }),
+        "{verdict:?}"
+    );
+    let resolver = StaticResolver::new().with(
+        foo_provider::GROUP,
+        "FooMachinePool",
+        &format!("{}/v1beta1", foo_provider::GROUP),
+    );
+    let at_v1beta1 = from_hub(&started, &resolver).unwrap();
+    assert_eq!(
+        upgrade_gate(&at_v1beta1, &infra, false, &now).unwrap(),
+        verdict
+    );
+
+    doc["status"]["versions"] = json!([{"version": "v1.35.0", "replicas": 2}]);
+    let done: MachinePool = serde_json::from_value(doc).unwrap();
+    assert!(
+        upgrade_gate(&done, &infra, false, &now)
+            .unwrap()
+            .is_complete()
+    );
+    let at_v1beta1 = from_hub(&done, &resolver).unwrap();
+    assert!(
+        upgrade_gate(&at_v1beta1, &infra, false, &now)
+            .unwrap()
+            .is_complete()
+    );
 }

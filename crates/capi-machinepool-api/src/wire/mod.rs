@@ -21,6 +21,7 @@
 
 pub(crate) mod condition;
 pub(crate) mod int;
+mod limit;
 pub(crate) mod meta;
 pub(crate) mod reference;
 pub mod time;
@@ -31,6 +32,7 @@ use serde::Serialize;
 use serde_json::ser::Formatter;
 
 pub use condition::GoCondition;
+pub use limit::{OutputLimitExceeded, with_output_limit};
 pub use meta::GoObjectMeta;
 pub use reference::GoObjectReference;
 
@@ -104,11 +106,43 @@ fn needs_go_escapes(json: &[u8]) -> bool {
         || memchr::memchr_iter(0xE2, json).any(|i| go_escape(json, i).is_some())
 }
 
-/// Prints `value` with [`GoFormatter`] (the path taken when [`needs_go_escapes`] says so).
-fn go_print<T: ?Sized + Serialize>(value: &T, capacity: usize) -> serde_json::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(capacity);
+/// Prints `value` with [`GoFormatter`] (the path taken when [`needs_go_escapes`] says so)
+/// into a buffer of exactly its size: the size is counted by a first print that keeps
+/// nothing (and stops at the [`with_output_limit`] limit), so the buffer never grows by
+/// doubling and never passes the limit.
+fn go_print<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<Vec<u8>> {
+    let mut counter = limit::Counter {
+        written: 0,
+        limit: limit::current().unwrap_or(usize::MAX),
+    };
+    to_writer(&mut counter, value)?;
+    let mut out = Vec::with_capacity(counter.written);
     to_writer(&mut out, value)?;
     Ok(out)
+}
+
+/// `serde_json`'s compact print of `value` into a buffer of `capacity` bytes to start with,
+/// stopped at the [`with_output_limit`] limit (Go's print is never shorter, so a compact
+/// print over the limit means Go's is over it too).
+fn compact_print<T: ?Sized + Serialize>(value: &T, capacity: usize) -> serde_json::Result<Vec<u8>> {
+    match limit::current() {
+        None => {
+            let mut out = Vec::with_capacity(capacity);
+            serde_json::to_writer(&mut out, value)?;
+            Ok(out)
+        }
+        Some(max) => {
+            let mut out = Vec::with_capacity(capacity.min(max));
+            serde_json::to_writer(
+                limit::Bounded {
+                    out: &mut out,
+                    limit: max,
+                },
+                value,
+            )?;
+            Ok(out)
+        }
+    }
 }
 
 /// Bytes of either printer as a `String`: both only write the UTF-8 they were given and
@@ -138,12 +172,12 @@ pub fn to_vec_with_capacity<T: ?Sized + Serialize>(
     value: &T,
     capacity: usize,
 ) -> serde_json::Result<Vec<u8>> {
-    let mut compact = Vec::with_capacity(capacity);
-    serde_json::to_writer(&mut compact, value)?;
+    let compact = compact_print(value, capacity)?;
     if !needs_go_escapes(&compact) {
         return Ok(compact);
     }
-    go_print(value, compact.len() + 64)
+    drop(compact);
+    go_print(value)
 }
 
 /// [`to_writer`] into a `String`.
@@ -162,17 +196,56 @@ pub fn to_string<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<String>
 pub fn to_raw_value<T: ?Sized + Serialize>(
     value: &T,
 ) -> serde_json::Result<Box<serde_json::value::RawValue>> {
-    let compact = serde_json::value::to_raw_value(value)?;
+    let compact = if limit::current().is_some() {
+        let text = into_string(compact_print(value, 128)?)?;
+        serde_json::value::RawValue::from_string(text)?
+    } else {
+        serde_json::value::to_raw_value(value)?
+    };
     if !needs_go_escapes(compact.get().as_bytes()) {
         return Ok(compact);
     }
-    let go = into_string(go_print(value, compact.get().len() + 64)?)?;
+    drop(compact);
+    let go = into_string(go_print(value)?)?;
     serde_json::value::RawValue::from_string(go)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A print within [`with_output_limit`] succeeds, with the same bytes, exactly when the
+    /// unlimited print is no longer than the limit (the expectation is the unlimited print's
+    /// length, taken independently of the limit code).
+    #[test]
+    fn an_output_limit_fails_exactly_past_the_printed_length() {
+        let long = "<".repeat(1000);
+        let texts = ["plain", "<&>", "a\u{2028}b", long.as_str()];
+        for text in texts {
+            let full = to_vec(text).unwrap();
+            let raw = to_raw_value(text).unwrap();
+            assert_eq!(raw.get().as_bytes(), &full[..]);
+            for limit in [0, full.len() - 1, full.len(), full.len() + 1] {
+                let limited = with_output_limit(limit, || to_vec(text));
+                let limited_raw = with_output_limit(limit, || to_raw_value(text));
+                if limit >= full.len() {
+                    assert_eq!(limited.unwrap().unwrap(), full, "{limit}");
+                    assert_eq!(limited_raw.unwrap().unwrap().get(), raw.get());
+                } else {
+                    assert_eq!(limited.unwrap_err().limit, limit);
+                    assert_eq!(limited_raw.unwrap_err().limit, limit);
+                }
+            }
+        }
+        // Outside a scope, and in an enclosing one after an inner one ended, nothing leaks.
+        assert!(to_vec(long.as_str()).is_ok());
+        let outer = with_output_limit(10_000, || {
+            let inner = with_output_limit(5, || to_vec(long.as_str()));
+            assert!(inner.is_err());
+            to_vec(long.as_str())
+        });
+        assert_eq!(outer.unwrap().unwrap().len(), 6002);
+    }
 
     #[test]
     fn escapes_like_go() {

@@ -15,13 +15,12 @@ use capi_machinepool_api::views::Machine;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube_core::DynamicObject;
 
-use crate::access::ConditionSource;
-use crate::aggregate::{AggregateOptions, aggregate};
-use crate::merge::Reasons;
-use crate::mirror::{Fallback, MirrorOptions, mirror};
-use crate::setter::{bool_to_status, get, new_condition, set};
-use crate::types::{FALSE, TRUE, UNKNOWN, condition as ct, reason};
-use crate::unstructured::UnstructuredConditions;
+use capi_conditions::aggregate::{AggregateOptions, aggregate};
+use capi_conditions::merge::Reasons;
+use capi_conditions::mirror::{Fallback, MirrorOptions, mirror};
+use capi_conditions::types::{FALSE, TRUE, UNKNOWN, condition as ct, reason};
+use capi_conditions::unstructured::UnstructuredConditions;
+use capi_conditions::{ConditionSource, bool_to_status, get, new_condition, set};
 
 /// A referenced object (bootstrap config or InfraMachinePool) as the controller saw it, read
 /// with `kube::Api::<DynamicObject>` (its kind is only known at run time).
@@ -137,7 +136,7 @@ fn without_v(version: &str) -> &str {
 /// exactly.
 ///
 /// ```
-/// use capi_conditions::machine_pool::runs_version;
+/// use capi_machinepool_status::conditions::runs_version;
 /// assert!(runs_version("v1.35.0", "v1.35.0"));
 /// assert!(runs_version("v1.29.0", "v1.29.0-eks-5e0fdde"));
 /// assert!(!runs_version("v1.35.0", "v1.34.2"));
@@ -229,7 +228,7 @@ fn observed_machines(mp: &MachinePool, machines: &[Machine]) -> Vec<Machine> {
             let stale = !desired.is_empty()
                 && !m.spec.version.is_empty()
                 && !runs_version(desired, &m.spec.version);
-            if stale && !crate::setter::is_false(&m, ct::UP_TO_DATE) {
+            if stale && !capi_conditions::is_false(&m, ct::UP_TO_DATE) {
                 let c = new_condition(
                     ct::UP_TO_DATE,
                     FALSE,
@@ -255,7 +254,7 @@ fn count_true(machines: &[Machine], type_: &str) -> i32 {
     i32::try_from(
         machines
             .iter()
-            .filter(|m| crate::setter::is_true(*m, type_))
+            .filter(|m| capi_conditions::is_true(*m, type_))
             .count(),
     )
     .unwrap_or(i32::MAX)
@@ -483,7 +482,7 @@ pub fn available(
             reason::NOT_AVAILABLE,
             &format!(
                 "* InfrastructureReady:{}",
-                crate::merge::indent_if_multiline(detail)
+                capi_conditions::merge::indent_if_multiline(detail)
             ),
         );
     }
@@ -734,7 +733,7 @@ fn stale_machines(mp: &MachinePool, machines: &[Machine]) -> (i64, Vec<String>) 
     let observed = observed_machines(mp, machines);
     let stale: Vec<&Machine> = observed
         .iter()
-        .filter(|m| crate::setter::is_false(*m, ct::UP_TO_DATE))
+        .filter(|m| capi_conditions::is_false(*m, ct::UP_TO_DATE))
         .collect();
     let mut lines: Vec<String> = stale
         .iter()
@@ -885,12 +884,12 @@ pub fn remediating(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
     let unhealthy: Vec<&Machine> = machines
         .iter()
         .copied()
-        .filter(|m| crate::setter::is_false(*m, ct::HEALTH_CHECK_SUCCEEDED))
+        .filter(|m| capi_conditions::is_false(*m, ct::HEALTH_CHECK_SUCCEEDED))
         .collect();
     let to_remediate: Vec<&Machine> = unhealthy
         .iter()
         .copied()
-        .filter(|m| crate::setter::is_false(*m, ct::OWNER_REMEDIATED))
+        .filter(|m| capi_conditions::is_false(*m, ct::OWNER_REMEDIATED))
         .collect();
     if to_remediate.is_empty() {
         let message = match unhealthy.as_slice() {
@@ -939,10 +938,10 @@ pub fn deleting_condition(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
 }
 
 /// `Paused`: the Cluster is paused or the MachinePool has the `cluster.x-k8s.io/paused`
-/// annotation ([`crate::paused::paused_condition`]).
+/// annotation ([`capi_conditions::paused::paused_condition`]).
 #[must_use]
 pub fn paused(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition {
-    crate::paused::paused_condition(mp, inputs.cluster_paused)
+    capi_conditions::paused::paused_condition(mp, inputs.cluster_paused)
 }
 
 /// Every MachinePool v1beta2 condition, in the default order.
@@ -963,7 +962,7 @@ pub fn conditions(mp: &MachinePool, inputs: &Inputs<'_>) -> Vec<Condition> {
         deleting_condition(mp, inputs),
         paused(mp, inputs),
     ];
-    crate::order::sort(&mut all);
+    capi_conditions::order::sort(&mut all);
     all
 }
 

@@ -2,13 +2,13 @@
 //! InfraMachinePools shaped like the corpus providers' CRDs).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use capi_conditions::machine_pool::{
-    self, External, Inputs, MachinePoolMachines, replica_counters,
-};
 use capi_conditions::{get, new_condition};
 use capi_contract::Contract;
 use capi_machinepool_api::v1beta2::MachinePool;
 use capi_machinepool_api::views::Machine;
+use capi_machinepool_status::conditions::{
+    self as machine_pool, External, Inputs, MachinePoolMachines, replica_counters,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube_core::DynamicObject;

@@ -22,14 +22,14 @@
 //!   existing Machines prove support when the InfraMachinePool cannot be read.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use capi_conditions::machine_pool::{
-    self, External, Inputs, MachinePoolMachines, ReplicaCounters, replica_counters,
-};
-use capi_conditions::upgrade::{Counter, Pending, UpgradeVerdict, upgrade_verdict};
 use capi_conditions::{Condition, get};
 use capi_contract::Contract;
 use capi_machinepool_api::v1beta2::MachinePool;
 use capi_machinepool_api::views::Machine;
+use capi_machinepool_status::conditions::{
+    self as machine_pool, External, Inputs, MachinePoolMachines, ReplicaCounters, replica_counters,
+};
+use capi_machinepool_status::upgrade::{Counter, Pending, UpgradeVerdict, upgrade_verdict};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube_core::DynamicObject;

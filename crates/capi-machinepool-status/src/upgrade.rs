@@ -16,13 +16,13 @@
 //!    kubelet version of every referenced Node with the template version; rule 3 does that on
 //!    `status.versions`, which upstream fills from the same Nodes;
 //! 3. every `status.versions` entry runs the template version (see
-//!    [`runs_version`](crate::machine_pool::runs_version)), and the entries account for every
+//!    [`runs_version`](crate::conditions::runs_version)), and the entries account for every
 //!    desired replica ([`Pending::VersionsBehind`], [`Pending::VersionsIncomplete`]);
 //! 4. `status.replicas`, `upToDateReplicas`, `readyReplicas` and `availableReplicas` all equal
 //!    `spec.replicas` (the v1beta2 counters, whose meaning the improve-status proposal defines).
 //!
 //! ```
-//! use capi_conditions::upgrade::{Pending, upgrade_verdict};
+//! use capi_machinepool_status::upgrade::{Pending, upgrade_verdict};
 //! use capi_machinepool_api::v1beta2::MachinePool;
 //! let mp: MachinePool = serde_json::from_value(serde_json::json!({
 //!   "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool",
@@ -42,8 +42,9 @@ use std::fmt;
 
 use capi_machinepool_api::v1beta2::MachinePool;
 
-use crate::machine_pool::version_tally;
-use crate::types::{FALSE, condition as ct};
+use capi_conditions::types::{FALSE, condition as ct};
+
+use crate::conditions::version_tally;
 
 /// Whether an upgrade (or any rollout) of a MachinePool is complete.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -256,7 +257,7 @@ fn generation_check(mp: &MachinePool) -> Option<Pending> {
 /// writes none, and its own answer (`IsMachinePoolUpgrading`,
 /// `internal/topology/check/upgrade.go`) compares versions only.
 fn rolling_out_check(mp: &MachinePool) -> Option<Pending> {
-    let c = crate::get(mp, ct::ROLLING_OUT)?;
+    let c = capi_conditions::get(mp, ct::ROLLING_OUT)?;
     let generation = generation(mp);
     if c.observed_generation.is_none_or(|o| o < generation) {
         return Some(Pending::RollingOutStale {
@@ -314,7 +315,7 @@ fn counters_check(mp: &MachinePool, desired: i32) -> Vec<Pending> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::new_condition;
+    use capi_conditions::new_condition;
 
     fn pool() -> MachinePool {
         let mut mp = MachinePool::default();
