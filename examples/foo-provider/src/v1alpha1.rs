@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use capi_machinepool_api::v1beta1::LegacyCondition;
-use capi_machinepool_conversion::machine_pool::recover_bool;
-use capi_machinepool_conversion::{ApiVersionResolver, ConversionError, LosslessSpoke};
+use capi_machinepool::api::v1beta1::LegacyCondition;
+use capi_machinepool::conversion::machine_pool::recover_bool;
+use capi_machinepool::conversion::{ApiVersionResolver, ConversionError, LosslessSpoke};
 use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use capi_machinepool_api::v1beta1::LegacyCondition;
+use capi_machinepool::api::v1beta1::LegacyCondition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::CustomResource;
 use schemars::JsonSchema;
@@ -138,7 +138,7 @@ pub struct FooMachinePoolTemplateResource {
     pub spec: FooMachinePoolSpec,
 }
 
-impl capi_machinepool_conversion::Hub for FooMachinePool {}
+impl capi_machinepool::conversion::Hub for FooMachinePool {}
 
 // Conditions live in `status.conditions`; kind, name and generation come from `Resource`.
-capi_conditions::impl_conditions!(FooMachinePool => status?.conditions);
+capi_machinepool::conditions::impl_conditions!(FooMachinePool => status?.conditions);

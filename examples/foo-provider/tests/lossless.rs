@@ -10,9 +10,9 @@
 
 use std::collections::BTreeMap;
 
-use capi_machinepool_api::constants::CONVERSION_DATA_ANNOTATION;
-use capi_machinepool_api::strategies::{condition, key, legacy_condition, list, map, meta, s};
-use capi_machinepool_conversion::{ObjectConverter, StaticResolver};
+use capi_machinepool::api::constants::CONVERSION_DATA_ANNOTATION;
+use capi_machinepool::api::strategies::{condition, key, legacy_condition, list, map, meta, s};
+use capi_machinepool::conversion::{ObjectConverter, StaticResolver};
 use foo_provider::{converter, v1alpha1, v1beta1};
 use kube::core::ObjectMeta;
 use proptest::option;
