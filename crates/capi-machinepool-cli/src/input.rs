@@ -21,7 +21,7 @@ pub fn message(e: &ManifestError) -> String {
 /// time; an error stops the stream.
 pub fn for_each_document(
     path: &Path,
-    mut each: impl FnMut(StreamDocument) -> Result<(), crate::output::Failure>,
+    each: impl FnMut(StreamDocument) -> Result<(), crate::output::Failure>,
 ) -> Result<(), crate::output::Failure> {
     // Names as sources and annotations show them: bytes that are not UTF-8 as `\xNN`.
     let name = capi_manifests::display_path(path);
@@ -38,7 +38,16 @@ pub fn for_each_document(
         let file = std::fs::File::open(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
         Box::new(std::io::BufReader::with_capacity(256 * 1024, file))
     };
-    for item in stream(reader, &name, limits()) {
+    for_each_document_in(reader, &name, each)
+}
+
+/// [`for_each_document`] of a stream already opened (named `name` in sources).
+pub fn for_each_document_in(
+    reader: Box<dyn BufRead + '_>,
+    name: &str,
+    mut each: impl FnMut(StreamDocument) -> Result<(), crate::output::Failure>,
+) -> Result<(), crate::output::Failure> {
+    for item in stream(reader, name, limits()) {
         each(item.map_err(|e| message(&e))?)?;
     }
     Ok(())

@@ -234,10 +234,6 @@ mod tests {
         assert!(meta.annotations.is_some(), "left in place on failure");
     }
 
-    /// Go's decode is case-sensitive (`k8s.io/apimachinery/pkg/util/json`, imported at
-    /// `util/conversion/conversion.go` line 21): `Status` is an unknown key, so nothing is
-    /// restored and the annotation is consumed (the oracle answers `found: true` with an
-    /// empty object).
     /// Go decodes a duplicated `status` into one struct: the Go oracle's `unmarshal-data`
     /// restores `replicas: 3` *and* `readyReplicas: 1` (encoding/json semantics, as
     /// `sigs.k8s.io/json` keeps them); the later value used to replace the earlier one here.
@@ -252,6 +248,12 @@ mod tests {
         assert_eq!(meta.annotations, None);
     }
 
+    /// Go's decode is case-sensitive (`k8s.io/apimachinery/pkg/util/json`, imported at
+    /// `util/conversion/conversion.go` line 21, decodes with `sigs.k8s.io/json`'s
+    /// case-sensitive `UnmarshalCaseSensitivePreserveInts`, unlike plain `encoding/json`):
+    /// `Status` is an unknown key, so nothing is restored and the annotation is consumed (the
+    /// live oracle answers `found: true` with an empty object, `upstream_oracle.rs`
+    /// `conversion_data_is_read_as_upstream_reads_it`).
     #[test]
     fn capitalised_keys_are_unknown_keys() {
         let mut meta = meta_with(r#"{"Status":{"replicas":3}}"#);

@@ -17,8 +17,11 @@
 #![deny(missing_docs)]
 
 pub mod conditions;
+mod counters;
+mod inputs;
 pub mod typed;
 pub mod upgrade;
+mod versions;
 
 pub use conditions::{
     External, Inputs, MachinePoolMachines, ReplicaCounters, VersionTally, apply, replica_counters,

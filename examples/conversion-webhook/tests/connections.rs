@@ -160,6 +160,8 @@ async fn window_filling_h2_client(w: &Webhook) -> Option<tokio::task::JoinHandle
     }))
 }
 
+/// About 10-17 s: the 600 connections are made one after another, and those over the cap wait
+/// in the queue while the oldest are closed for them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_http1_and_http2_clients_stay_under_the_memory_limit() {
     let w = Webhook::start("memory", &["--body-timeout-seconds", "3"]);
@@ -312,8 +314,9 @@ fn pool_with_lt(n: usize) -> String {
 /// of 49,800 minimal objects (3 MiB). Before the response limit and the memory budget, two
 /// of the first peaked at 255-259 MB. The server's peak RSS stays under the Deployment's
 /// limit; the over-limit reviews get HTTP 200 with a `Failure` result, code 422, naming the
-/// limit; the others are converted. About 10 s (debug build: six conversions of up to 16 MB,
-/// run one or two at a time as the budget admits them).
+/// limit; the others are converted. 9-25 s (debug build, longer when other tests share the
+/// cores): six conversions of up to 16 MB, run one or two at a time as the budget admits them;
+/// fewer or smaller inputs would not be the worst case the limit is set from.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_worst_reviews_at_once_stay_under_the_memory_limit() {
     let w = Webhook::start("worst", &["--timeout-seconds", "120"]);
@@ -547,4 +550,35 @@ async fn http1_clients_requesting_every_200ms_cannot_keep_new_ones_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http2_clients_sending_pings_cannot_keep_new_ones_out() {
     busy_clients_cannot_keep_new_ones_out(Busy::Http2Pings).await;
+}
+
+/// A connection is closed after `--max-requests-per-connection` requests: the last response
+/// is still sent (HTTP/1.1 graceful close), the next request finds the connection closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_is_closed_after_its_last_request() {
+    let w = Webhook::start("max-requests", &["--max-requests-per-connection", "3"]);
+    let tls = w.tls(&[]).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
+        .await
+        .unwrap();
+    let conn = tokio::spawn(conn);
+    for i in 0..3 {
+        let req = hyper::Request::get("/healthz")
+            .header("host", "localhost")
+            .body(Full::new(Bytes::new()))
+            .unwrap();
+        let resp = sender.send_request(req).await.unwrap();
+        assert_eq!(resp.status(), 200, "request {i}");
+        let _ = resp.into_body().collect().await;
+    }
+    let ended = tokio::time::timeout(Duration::from_secs(5), conn).await;
+    assert!(
+        ended.is_ok(),
+        "the connection is still open after 3 requests"
+    );
+    let req = hyper::Request::get("/healthz")
+        .header("host", "localhost")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    assert!(sender.send_request(req).await.is_err());
 }

@@ -6,7 +6,10 @@
 //! this module reads and renders.
 
 use std::fmt::Write as _;
+use std::io::Read as _;
 use std::path::Path;
+
+use capi_manifests::load::StreamDocument;
 use std::process::ExitCode;
 
 use capi_contract::fields::infra_machine_pool::{PROVIDER_ID_LIST, REPLICAS};
@@ -46,16 +49,10 @@ fn stream_big_list(path: &Path) -> Result<Option<Vec<k8s_openapi::api::core::v1:
     let file = std::fs::File::open(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
     let reader = std::io::BufReader::with_capacity(256 * 1024, file);
     let mut nodes = Vec::new();
-    let streamed =
-        capi_manifests::list::for_each_item(reader, &name, &limits, |source, mut item| {
-            // An item of a NodeList without a kind is a Node (apimachinery's decodeToList).
-            if item["kind"].as_str().is_none_or(str::is_empty) {
-                item["kind"] = Value::String("Node".to_owned());
-            }
-            let more = nodes_from_value(&item).map_err(|e| format!("{source}: {e}"))?;
-            nodes.extend(more);
-            Ok::<(), String>(())
-        });
+    let streamed = capi_manifests::list::for_each_item(reader, &name, &limits, |source, item| {
+        nodes.extend(item_nodes(&source, item)?);
+        Ok::<(), String>(())
+    });
     match streamed {
         Ok(result) => result.map(|()| Some(nodes)).map_err(Failure::from),
         // A smaller file that is not one List (a stream of Node documents, a single Node) is
@@ -65,18 +62,107 @@ fn stream_big_list(path: &Path) -> Result<Option<Vec<k8s_openapi::api::core::v1:
     }
 }
 
-fn read_nodes(path: &Path) -> Result<Vec<k8s_openapi::api::core::v1::Node>, Failure> {
-    if let Some(nodes) = stream_big_list(path)? {
-        return Ok(nodes);
+/// The Nodes of a List item (an item of a NodeList without a kind is a Node, as
+/// apimachinery's `decodeToList` reads it).
+fn item_nodes(
+    source: &capi_manifests::Source,
+    mut item: Value,
+) -> Result<Vec<k8s_openapi::api::core::v1::Node>, String> {
+    if item["kind"].as_str().is_none_or(str::is_empty) {
+        item["kind"] = Value::String("Node".to_owned());
     }
+    nodes_from_value(&item).map_err(|e| format!("{source}: {e}"))
+}
+
+/// A reader that keeps a copy of what it read, up to `max` bytes (then none), so that a
+/// stream that turns out not to be one List can be read again from its start.
+struct Replayable<R> {
+    inner: R,
+    kept: std::rc::Rc<std::cell::RefCell<Option<Vec<u8>>>>,
+    max: usize,
+}
+
+impl<R: std::io::Read> std::io::Read for Replayable<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut kept = self.kept.borrow_mut();
+        if let Some(copy) = kept.as_mut() {
+            if copy.len() + n > self.max {
+                *kept = None;
+            } else {
+                copy.extend_from_slice(&buf[..n]);
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// Standard input: one `List` document is streamed item by item as a file is (so `kubectl get
+/// nodes -o yaml | capi-machinepool check --nodes -` of a large cluster is neither refused by
+/// the document limit nor held whole); anything else (a stream of Node documents) is read
+/// again from a copy of what the List attempt read, kept until the first item arrives (then
+/// it is a List) or up to the per-document limit (a first document over it is refused either
+/// way).
+fn read_stdin_nodes(
+    each: &mut dyn FnMut(StreamDocument) -> Result<(), Failure>,
+) -> Result<Option<Vec<k8s_openapi::api::core::v1::Node>>, Failure> {
+    let limits = crate::input::limits();
+    let kept = std::rc::Rc::new(std::cell::RefCell::new(Some(Vec::new())));
+    let stdin = std::io::stdin();
+    let mut reader = Replayable {
+        inner: stdin.lock(),
+        kept: std::rc::Rc::clone(&kept),
+        max: limits.max_document_bytes + (1 << 20),
+    };
     let mut nodes = Vec::new();
-    crate::input::for_each_document(path, |item| {
+    let streamed = capi_manifests::list::for_each_item(
+        std::io::BufReader::with_capacity(256 * 1024, &mut reader),
+        "-",
+        &limits,
+        |source, item| {
+            // An item arrived: the input is a List; the copy is no longer needed.
+            kept.borrow_mut().take();
+            nodes.extend(item_nodes(&source, item)?);
+            Ok::<(), String>(())
+        },
+    );
+    let copy = kept.borrow_mut().take();
+    match (streamed, copy) {
+        (Ok(result), _) => result.map(|()| Some(nodes)).map_err(Failure::from),
+        (Err(_), Some(copy)) => {
+            // Not one List: the documents, from the copy and then the rest of the input. The
+            // List reader's own buffer read ahead into the copy, so nothing is lost.
+            let again = std::io::Cursor::new(copy).chain(reader.inner);
+            crate::input::for_each_document_in(
+                Box::new(std::io::BufReader::new(again)),
+                "-",
+                each,
+            )?;
+            Ok(None)
+        }
+        (Err(e), None) => Err(crate::input::message(&e).into()),
+    }
+}
+
+fn read_nodes(path: &Path) -> Result<Vec<k8s_openapi::api::core::v1::Node>, Failure> {
+    let mut nodes = Vec::new();
+    let mut each = |item: StreamDocument| -> Result<(), Failure> {
         if let Some(value) = item.value.filter(|v| !v.is_null()) {
             let more = nodes_from_value(&value).map_err(|e| format!("{}: {e}", item.raw.source))?;
             nodes.extend(more);
         }
         Ok(())
-    })?;
+    };
+    if path == Path::new("-") {
+        if let Some(listed) = read_stdin_nodes(&mut each)? {
+            return Ok(listed);
+        }
+        return Ok(nodes);
+    }
+    if let Some(listed) = stream_big_list(path)? {
+        return Ok(listed);
+    }
+    crate::input::for_each_document(path, each)?;
     Ok(nodes)
 }
 
