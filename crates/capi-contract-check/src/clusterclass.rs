@@ -224,7 +224,7 @@ fn report_pruned(
     }
     for field in pruned.iter().take(MAX_ITEM_FINDINGS) {
         report
-            .check(&rules::TEMPLATE_SCHEMA_COMPATIBLE, subject, contract, format!("spec.template.spec{field}"))
+            .check(&rules::TEMPLATE_SCHEMA_COMPATIBLE, subject, contract, format!("{path}{}", schema_suffix(field)))
             .warn(
                 format!("spec.template.spec{field} has no counterpart in {pool_kind} spec: the API server silently prunes it from the pool the topology controller creates"),
                 format!("add spec{field} to {pool_kind}, or remove it from the template"),
@@ -249,6 +249,33 @@ fn keeps_unknown(node: &Value) -> bool {
 }
 
 /// Paths (`.a.b`, `.list[].c`) of `template` fields with no counterpart in `pool`.
+/// The schema path of a field path of [`missing_fields`] (`.a[].b[*]` ->
+/// `.properties.a.items.properties.b.additionalProperties`), so that a finding names the
+/// schema node of its CRD version.
+fn schema_suffix(field: &str) -> String {
+    let mut out = String::new();
+    for segment in field.split('.') {
+        let name = segment.trim_end_matches(['[', ']', '*']);
+        if !name.is_empty() {
+            out.push_str(".properties.");
+            out.push_str(name);
+        }
+        let mut rest = &segment[name.len()..];
+        while !rest.is_empty() {
+            if let Some(r) = rest.strip_prefix("[]") {
+                out.push_str(".items");
+                rest = r;
+            } else if let Some(r) = rest.strip_prefix("[*]") {
+                out.push_str(".additionalProperties");
+                rest = r;
+            } else {
+                break;
+            }
+        }
+    }
+    out
+}
+
 fn missing_fields(template: &Value, pool: &Value, at: &str, out: &mut Vec<String>) {
     if keeps_unknown(pool) {
         return;
@@ -282,6 +309,21 @@ fn missing_fields(template: &Value, pool: &Value, at: &str, out: &mut Vec<String
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A pruned field's finding names the schema node of its CRD version (issue 33: the path
+    /// was `spec.template.spec.<field>`, with no version).
+    #[test]
+    fn pruned_field_paths_are_schema_paths() {
+        assert_eq!(
+            schema_suffix(".additionalTags"),
+            ".properties.additionalTags"
+        );
+        assert_eq!(
+            schema_suffix(".a[].b[*]"),
+            ".properties.a.items.properties.b.additionalProperties"
+        );
+        assert_eq!(schema_suffix("[][]"), ".items.items");
+    }
 
     #[test]
     fn missing_fields_follow_properties_items_and_maps() {

@@ -309,6 +309,15 @@ fn template_fields_the_pool_lacks_are_named() {
             "{}",
             f.message
         );
+        // The finding names the schema node of the template's version (issue 33).
+        assert!(
+            f.path.starts_with("spec.versions[")
+                && f.path.ends_with(
+                    ".properties.spec.properties.template.properties.spec.properties.version"
+                ),
+            "{}",
+            f.path
+        );
     }
 }
 

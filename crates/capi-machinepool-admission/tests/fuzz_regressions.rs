@@ -6,9 +6,9 @@
 
 use capi_machinepool_admission::{FeatureGates, default_machine_pool, validate_machine_pool};
 use capi_machinepool_api::{v1beta1, v1beta2, wire};
+use capi_machinepool_testing::go_normalized;
 use capi_manifests::Limits;
 use capi_manifests::load::documents;
-use capi_test_support::go_normalized;
 
 #[test]
 fn parse_machine_pool_inputs() {

@@ -6,9 +6,6 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Regex of a Kubernetes qualified name with optional DNS prefix, as used for condition types.
-pub(crate) const QUALIFIED_NAME_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$";
-
 /// Cluster API's own `ObjectMeta` for templates: only labels and annotations.
 ///
 /// In v1beta2 the schema additionally requires at least one property (`minProperties: 1`).
@@ -96,7 +93,7 @@ pub struct MachineReadinessGate {
         default,
         skip_serializing_if = "String::is_empty"
     )]
-    #[schemars(length(min = 1, max = 316), extend("pattern" = QUALIFIED_NAME_PATTERN))]
+    #[schemars(length(min = 1, max = 316), extend("pattern" = crate::schema::QUALIFIED_NAME_PATTERN))]
     pub condition_type: String,
     /// `Positive` (the default when empty) or `Negative`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -152,36 +149,6 @@ pub struct LegacyCondition {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     #[schemars(length(min = 1, max = 10240))]
     pub message: String,
-}
-
-/// Schema of a `metav1.Condition` list as controller-gen emits it (k8s-openapi's own schema
-/// has none of the validations).
-pub(crate) fn metav1_conditions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "type": "array",
-        "maxItems": 32,
-        "x-kubernetes-list-type": "map",
-        "x-kubernetes-list-map-keys": ["type"],
-        "items": {
-            "type": "object",
-            "required": ["lastTransitionTime", "message", "reason", "status", "type"],
-            "properties": {
-                "lastTransitionTime": { "type": "string", "format": "date-time",
-                    "description": "Last time the condition transitioned from one status to another." },
-                "message": { "type": "string", "maxLength": 32768,
-                    "description": "Human readable message indicating details about the transition." },
-                "observedGeneration": { "type": "integer", "format": "int64", "minimum": 0,
-                    "description": "The metadata.generation the condition was set based upon." },
-                "reason": { "type": "string", "minLength": 1, "maxLength": 1024,
-                    "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$",
-                    "description": "Programmatic identifier of the reason for the last transition." },
-                "status": { "type": "string", "enum": ["True", "False", "Unknown"],
-                    "description": "Status of the condition." },
-                "type": { "type": "string", "maxLength": 316, "pattern": QUALIFIED_NAME_PATTERN,
-                    "description": "Type of condition in CamelCase or in foo.example.com/CamelCase." }
-            }
-        }
-    })
 }
 
 /// Schema of a `corev1.ObjectReference` (all optional strings, atomic map).

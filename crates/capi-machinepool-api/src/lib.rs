@@ -40,8 +40,6 @@ mod phase;
 mod resource;
 pub mod schema;
 pub mod ssa;
-#[cfg(feature = "proptest")]
-pub mod strategies;
 pub mod v1beta1;
 pub mod v1beta2;
 pub mod views;

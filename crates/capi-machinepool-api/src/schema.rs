@@ -8,6 +8,52 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
+/// Regex of a Kubernetes qualified name with optional DNS prefix, as used for condition types.
+pub(crate) const QUALIFIED_NAME_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$";
+
+/// The schema controller-gen emits for a `[]metav1.Condition` list (`maxItems: 32`, a map
+/// list keyed by `type`, every field's validation; k8s-openapi's own `Condition` schema has
+/// none), for a provider's `conditions` field:
+///
+/// ```
+/// use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+/// #[derive(schemars::JsonSchema)]
+/// struct Status {
+///     #[schemars(schema_with = "capi_machinepool_api::schema::metav1_conditions_schema")]
+///     conditions: Vec<Condition>,
+/// }
+/// let schema = capi_machinepool_api::schema::structural_schema_for::<Status>();
+/// assert_eq!(schema["properties"]["conditions"]["x-kubernetes-list-map-keys"], serde_json::json!(["type"]));
+/// assert_eq!(schema["properties"]["conditions"]["maxItems"], 32);
+/// ```
+pub fn metav1_conditions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "maxItems": 32,
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["type"],
+        "items": {
+            "type": "object",
+            "required": ["lastTransitionTime", "message", "reason", "status", "type"],
+            "properties": {
+                "lastTransitionTime": { "type": "string", "format": "date-time",
+                    "description": "Last time the condition transitioned from one status to another." },
+                "message": { "type": "string", "maxLength": 32768,
+                    "description": "Human readable message indicating details about the transition." },
+                "observedGeneration": { "type": "integer", "format": "int64", "minimum": 0,
+                    "description": "The metadata.generation the condition was set based upon." },
+                "reason": { "type": "string", "minLength": 1, "maxLength": 1024,
+                    "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$",
+                    "description": "Programmatic identifier of the reason for the last transition." },
+                "status": { "type": "string", "enum": ["True", "False", "Unknown"],
+                    "description": "Status of the condition." },
+                "type": { "type": "string", "maxLength": 316, "pattern": QUALIFIED_NAME_PATTERN,
+                    "description": "Type of condition in CamelCase or in foo.example.com/CamelCase." }
+            }
+        }
+    })
+}
+
 /// Generates the structural schema of `T`, as JSON.
 ///
 /// ```

@@ -13,11 +13,10 @@ use serde::{Deserialize, Serialize};
 pub use crate::common::{
     LegacyCondition, MachineReadinessGate, MachineTaint, ObjectMeta, StatusVersion,
 };
-use crate::common::{
-    metav1_conditions_schema, node_refs_schema, object_reference_schema, phase_schema,
-};
+use crate::common::{node_refs_schema, object_reference_schema, phase_schema};
 use crate::duration::Duration;
 use crate::omit::is_zero;
+use crate::schema::metav1_conditions_schema;
 
 /// A v1beta1 MachinePool.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 pub use crate::common::{
     LegacyCondition, MachineReadinessGate, MachineTaint, ObjectMeta, StatusVersion,
 };
-use crate::common::{metav1_conditions_schema, node_refs_schema, phase_schema};
+use crate::common::{node_refs_schema, phase_schema};
 use crate::omit::is_zero;
+use crate::schema::metav1_conditions_schema;
 
 const DNS_SUBDOMAIN_PATTERN: &str =
     r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";

@@ -5,9 +5,9 @@
 //! `omitzero` struct prints `{}` once and is gone after the next read).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use capi_machinepool_api::strategies::{v1beta1_pool, v1beta2_pool};
 use capi_machinepool_api::{Duration, v1beta1, v1beta2, wire};
-use capi_test_support::go_normalized;
+use capi_machinepool_testing::go_normalized;
+use capi_machinepool_testing::strategies::{v1beta1_pool, v1beta2_pool};
 use proptest::prelude::*;
 
 proptest! {

@@ -169,6 +169,11 @@ enum Command {
         /// Also list every passing check and every skipped input in text output.
         #[arg(short, long)]
         verbose: bool,
+        /// Leave out the INFO findings a CRD derived with kube-derive cannot act on (`listKind`
+        /// not written, `apiVersion`/`kind`/`metadata` implicit in the schema: the API server
+        /// supplies both).
+        #[arg(long)]
+        hide_derive_info: bool,
         /// How directories with a kustomization are rendered: `auto` (`kustomize` on PATH,
         /// else `kubectl kustomize`, else the built-in emulator), `never` (the emulator; what
         /// it does not reproduce exactly is an error) or the path of a kustomize or kubectl
@@ -209,6 +214,7 @@ fn main() -> ExitCode {
             format,
             no_v1beta1_compat,
             verbose,
+            hide_derive_info,
             capabilities,
             kustomize,
         } => {
@@ -221,6 +227,7 @@ fn main() -> ExitCode {
                 format,
                 no_v1beta1_compat,
                 verbose,
+                hide_derive_info,
                 capabilities,
                 kustomize,
             })

@@ -515,3 +515,37 @@ fn capabilities_are_printed_as_text_and_json() {
     );
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `--hide-derive-info` leaves out exactly the INFO findings of `list-kind` and
+/// `type-and-object-meta` (what a kube-derive CRD cannot act on: `Report::without_derive_info`)
+/// on foo-provider's derived CRDs (tests/fixtures/foo-provider, see its SOURCE), and nothing
+/// else.
+#[test]
+fn hide_derive_info_leaves_out_the_kube_derive_notes() {
+    let crds = capi_test_support::fixture("foo-provider/crds.yaml")
+        .display()
+        .to_string();
+    let all: Value =
+        serde_json::from_str(&out(&run(&["check", "--format", "json", &crds], None))).unwrap();
+    let hidden: Value = serde_json::from_str(&out(&run(
+        &["check", "--format", "json", "--hide-derive-info", &crds],
+        None,
+    )))
+    .unwrap();
+    let derive_note = |f: &Value| {
+        f["outcome"] == "info" && (f["rule"] == "list-kind" || f["rule"] == "type-and-object-meta")
+    };
+    let all_findings = all["findings"].as_array().unwrap();
+    let expected: Vec<&Value> = all_findings.iter().filter(|f| !derive_note(f)).collect();
+    assert!(
+        expected.len() < all_findings.len(),
+        "the derived CRDs have derive notes"
+    );
+    let hidden_findings: Vec<&Value> = hidden["findings"].as_array().unwrap().iter().collect();
+    assert_eq!(hidden_findings, expected);
+    let notes = (all_findings.len() - expected.len()) as u64;
+    assert_eq!(
+        hidden["summary"]["info"].as_u64().unwrap() + notes,
+        all["summary"]["info"].as_u64().unwrap()
+    );
+}

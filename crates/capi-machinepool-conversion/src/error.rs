@@ -31,6 +31,22 @@ pub enum ResolveError {
 }
 
 /// Why an object could not be converted.
+///
+/// `Display` is this error's own layer; the cause (a serde error, a
+/// contract-label problem) is its [`std::error::Error::source`], as Rust error chains go.
+/// Print the whole chain on one line with [`capi_diagnostics::error_chain`] (what a
+/// review's `result.message` holds) or [`capi_diagnostics::ErrorChain`]:
+///
+/// ```
+/// use capi_machinepool_conversion::{ConversionError, ObjectConverter, machine_pool_converter, StaticResolver};
+/// let converter = machine_pool_converter(StaticResolver::new());
+/// let bad = serde_json::json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool", "spec": {"replicas": "three"}});
+/// let err = converter.convert_value(&bad, "cluster.x-k8s.io/v1beta2").unwrap_err();
+/// assert_eq!(err.to_string(), "failed to decode cluster.x-k8s.io/v1beta1 object");
+/// let chain = capi_diagnostics::error_chain(&err);
+/// assert!(chain.starts_with("failed to decode cluster.x-k8s.io/v1beta1 object: "), "{chain}");
+/// assert!(chain.ends_with("invalid type: string \"three\", expected i32"), "{chain}");
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ConversionError {
     /// The object has no string `apiVersion` or `kind`.

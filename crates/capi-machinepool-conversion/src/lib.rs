@@ -48,7 +48,9 @@ pub mod review;
 
 pub use converter::{ConverterSet, Hub, HubSpokeConverter, ObjectConverter, Spoke, TypeMetaRef};
 pub use error::{ConversionError, ResolveError};
-pub use lossless::LosslessSpoke;
+pub use lossless::{
+    LosslessSpoke, recover_bool, recover_i32, recover_i64, recover_zero, restore_list_by_key,
+};
 pub use resolver::{ApiVersionResolver, ChainResolver, CrdResolver, MapEntryError, StaticResolver};
 
 /// Re-export of kube-core's ConversionReview types.

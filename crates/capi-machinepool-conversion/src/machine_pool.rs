@@ -48,17 +48,15 @@ pub fn seconds_to_duration(seconds: Option<i32>) -> Option<Duration> {
     seconds.map(|s| Duration::from_secs(i64::from(s)))
 }
 
-/// Upstream's `Convert_bool_To_Pointer_bool` intent recovery: `true` stays `Some(true)`;
-/// `false` is `Some(false)` only when the restored hub value was `Some(false)`, else `None`.
+/// Moved to [`crate::recover_bool`] (beside the other restore helpers of
+/// [`crate::LosslessSpoke`]).
+#[deprecated(
+    since = "0.1.0",
+    note = "use capi_machinepool_conversion::recover_bool"
+)]
 #[must_use]
 pub fn recover_bool(value: bool, restored: Option<Option<bool>>) -> Option<bool> {
-    if value {
-        Some(true)
-    } else if restored == Some(Some(false)) {
-        Some(false)
-    } else {
-        None
-    }
+    crate::recover_bool(value, restored)
 }
 
 /// The group of a GroupVersion string (`apps/v1` -> `apps`, `v1` -> ``).
@@ -178,11 +176,11 @@ fn status_to_hub(
 ) -> v1beta2::MachinePoolStatus {
     let restored_init = restored.map(|r| &r.status.initialization);
     let initialization = v1beta2::MachinePoolInitializationStatus {
-        infrastructure_provisioned: recover_bool(
+        infrastructure_provisioned: crate::recover_bool(
             status.infrastructure_ready,
             restored_init.map(|i| i.infrastructure_provisioned),
         ),
-        bootstrap_data_secret_created: recover_bool(
+        bootstrap_data_secret_created: crate::recover_bool(
             status.bootstrap_ready,
             restored_init.map(|i| i.bootstrap_data_secret_created),
         ),
@@ -379,23 +377,6 @@ mod tests {
         );
         for s in [0, 1, 59, 3600, i32::MAX] {
             assert_eq!(duration_to_seconds(seconds_to_duration(Some(s))), Some(s));
-        }
-    }
-
-    #[test]
-    fn bool_intent_recovery_truth_table() {
-        let cases = [
-            (true, None, Some(true)),
-            (true, Some(None), Some(true)),
-            (true, Some(Some(false)), Some(true)),
-            (true, Some(Some(true)), Some(true)),
-            (false, None, None),
-            (false, Some(None), None),
-            (false, Some(Some(false)), Some(false)),
-            (false, Some(Some(true)), None),
-        ];
-        for (value, restored, want) in cases {
-            assert_eq!(recover_bool(value, restored), want, "{value} {restored:?}");
         }
     }
 

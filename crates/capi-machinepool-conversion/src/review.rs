@@ -143,8 +143,9 @@ fn describe(index: usize, object: &RawValue) -> String {
 /// Answers a ConversionReview given as JSON bytes.
 ///
 /// The response echoes the request uid and either `Success` with every object converted, in
-/// request order, or `Failure` (code 422, no objects) whose message names the first object
-/// that failed. A body that is not a readable `apiextensions.k8s.io/v1` ConversionReview with a
+/// request order, or, when an object fails to convert, HTTP status 200 with a review whose
+/// `result` has status `Failure` and code 422 (no objects) and whose message names the first
+/// object that failed (the API server reads the outcome from the review). A body that is not a readable `apiextensions.k8s.io/v1` ConversionReview with a
 /// request gets a `Failure` (code 400, empty uid) and HTTP status 400.
 ///
 /// ```

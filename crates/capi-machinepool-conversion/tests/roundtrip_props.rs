@@ -6,10 +6,10 @@ mod common;
 
 use capi_machinepool_api::constants::CONVERSION_DATA_ANNOTATION;
 use capi_machinepool_api::k8s_openapi::api::core::v1::ObjectReference;
-use capi_machinepool_api::strategies::{v1beta1_pool, v1beta2_pool};
 use capi_machinepool_api::{Duration, v1beta1, v1beta2};
 use capi_machinepool_conversion::machine_pool::{from_hub, to_hub};
-use capi_test_support::go_normalized;
+use capi_machinepool_testing::go_normalized;
+use capi_machinepool_testing::strategies::{v1beta1_pool, v1beta2_pool};
 use common::{GVKS, resolver};
 use proptest::prelude::*;
 

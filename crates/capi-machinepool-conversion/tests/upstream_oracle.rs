@@ -14,8 +14,8 @@ mod common;
 
 use capi_machinepool_api::constants::CONVERSION_DATA_ANNOTATION;
 use capi_machinepool_api::k8s_openapi::api::core::v1::ObjectReference;
-use capi_machinepool_api::strategies::{v1beta1_pool, v1beta2_pool};
 use capi_machinepool_api::{v1beta1, v1beta2, wire};
+use capi_machinepool_testing::strategies::{v1beta1_pool, v1beta2_pool};
 use capi_test_support::oracle::{Answer, Oracle, oracle};
 use common::{GVKS, convert, resolver};
 use proptest::prelude::*;

@@ -19,6 +19,7 @@
 //! | `admission` | `capi-machinepool-admission` | `admission` | upstream's defaulting and validation, with JSON schemas |
 //! | `check` | `capi-contract-check` | `check` | the InfraMachinePool contract checker (a provider's unit tests) |
 //! | `manifests` | `capi-manifests` | `manifests` | YAML streams, trees, the kustomize emulator |
+//! | `testing` | `capi-machinepool-testing` | `testing` | proptest strategies, lossless round-trip properties |
 //!
 //! The default features are what a provider's controller and conversion webhook need; none
 //! of them compiles a YAML parser or a JSON-schema validator. A provider's unit tests add
@@ -112,6 +113,11 @@ pub use capi_contract_check as check;
 /// YAML manifests and the kustomize emulator (crate `capi-manifests`).
 #[cfg(feature = "manifests")]
 pub use capi_manifests as manifests;
+
+/// proptest strategies and round-trip properties for provider tests (crate
+/// `capi-machinepool-testing`).
+#[cfg(feature = "testing")]
+pub use capi_machinepool_testing as testing;
 
 /// Re-export of k8s-openapi (no Kubernetes version selected).
 pub use capi_machinepool_api::k8s_openapi;

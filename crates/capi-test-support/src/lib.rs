@@ -3,7 +3,6 @@
 //! makes of an object (the normal form round-trip properties compare).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-pub mod go_normalized;
 pub mod go_tool;
 pub mod kubectl;
 pub mod oracle;

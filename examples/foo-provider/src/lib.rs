@@ -13,7 +13,8 @@
 //! * [`status_update`]: what the pool controller applies: `Paused`
 //!   ([`capi_machinepool::conditions::paused::set_paused`]) and `Ready` ([`ready_condition`], a
 //!   [`capi_machinepool::conditions::summary::summary`]) in a server-side apply body for the status
-//!   subresource ([`capi_machinepool::api::ssa::status_apply`]).
+//!   subresource ([`capi_machinepool::api::ssa::apply`]); [`provider_id_list_apply`]: the
+//!   apply body for `spec.providerIDList` alone.
 //! * [`skew_gate`]: the version skew policy against the control plane the Cluster names
 //!   (typed control plane versions); [`upgrade_gate`]: has the owning MachinePool (either API
 //!   version) finished its upgrade (typed status computation).
@@ -22,7 +23,7 @@
 pub mod v1alpha1;
 pub mod v1beta1;
 
-use capi_machinepool::api::ssa::{StatusApply, status_apply};
+use capi_machinepool::api::ssa::{Apply, Unset, apply};
 use capi_machinepool::api::views::Cluster;
 use capi_machinepool::conditions::paused::set_paused;
 use capi_machinepool::conditions::set;
@@ -132,7 +133,7 @@ pub fn ready_condition(pool: &v1beta1::FooMachinePool) -> Condition {
 pub struct StatusUpdate {
     /// The server-side apply body for the status subresource (`kube::Api::patch_status`
     /// with `Patch::Apply`).
-    pub apply: StatusApply<v1beta1::FooMachinePool, v1beta1::FooMachinePoolStatus>,
+    pub apply: Apply<v1beta1::FooMachinePool, Unset, v1beta1::FooMachinePoolStatus>,
     /// The pool is paused: reconcile nothing else.
     pub paused: bool,
 }
@@ -153,9 +154,23 @@ pub fn status_update(
     let namespace = pool.metadata.namespace.clone();
     let status = pool.status.clone().unwrap_or_default();
     StatusUpdate {
-        apply: status_apply(&name, namespace.as_deref(), status),
+        apply: apply(&name, namespace.as_deref()).status(status),
         paused,
     }
+}
+
+/// The server-side apply body a pool controller sends (`Api::patch` with `Patch::Apply`,
+/// its own field manager) to publish the instances it found: `spec.providerIDList` and
+/// nothing else of the spec, so the manager owns that one field and never the user's
+/// `instanceType` or tags.
+#[must_use]
+pub fn provider_id_list_apply(
+    pool: &v1beta1::FooMachinePool,
+    provider_ids: &[String],
+) -> Apply<v1beta1::FooMachinePool, serde_json::Value> {
+    let name = pool.metadata.name.as_deref().unwrap_or_default();
+    apply(name, pool.metadata.namespace.as_deref())
+        .spec(serde_json::json!({ "providerIDList": provider_ids }))
 }
 
 /// Matches the pool's `spec.providerIDList` with the workload cluster's Nodes, as the

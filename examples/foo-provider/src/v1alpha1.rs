@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 
 use capi_machinepool::api::v1beta1::LegacyCondition;
-use capi_machinepool::conversion::machine_pool::recover_bool;
-use capi_machinepool::conversion::{ApiVersionResolver, ConversionError, LosslessSpoke};
+use capi_machinepool::conversion::{
+    ApiVersionResolver, ConversionError, LosslessSpoke, recover_bool,
+};
 use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -24,7 +25,7 @@ use crate::v1beta1;
     derive = "PartialEq",
     doc = "A pool of Foo instances (InfraMachinePool, v1beta1 contract)."
 )]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct FooMachinePoolSpec {
     /// Provider IDs of the instances.
     #[serde(

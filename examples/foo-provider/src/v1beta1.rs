@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
     derive = "PartialEq",
     doc = "A pool of Foo instances (InfraMachinePool)."
 )]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct FooMachinePoolSpec {
     /// Provider IDs of the instances (contract: MUST).
     #[serde(
@@ -126,6 +126,8 @@ impl Initialization {
     label("cluster.x-k8s.io/v1beta2", "v1beta1"),
     doc = "A template for FooMachinePools (InfraMachinePoolTemplate)."
 )]
+// Every spec field defaults: the API server may send an object without `spec`.
+#[serde(default)]
 pub struct FooMachinePoolTemplateSpec {
     /// The resource the template stamps out.
     pub template: FooMachinePoolTemplateResource,
@@ -133,12 +135,17 @@ pub struct FooMachinePoolTemplateSpec {
 
 /// The templated resource.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
 pub struct FooMachinePoolTemplateResource {
     /// The pool spec.
     pub spec: FooMachinePoolSpec,
 }
 
 impl capi_machinepool::conversion::Hub for FooMachinePool {}
+
+/// The template is a hub too, so that a second version can be added as a spoke (its
+/// conversion then decodes spec-less objects of this version: every spec field defaults).
+impl capi_machinepool::conversion::Hub for FooMachinePoolTemplate {}
 
 // Conditions live in `status.conditions`; kind, name and generation come from `Resource`.
 capi_machinepool::conditions::impl_conditions!(FooMachinePool => status?.conditions);

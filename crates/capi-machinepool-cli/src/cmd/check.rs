@@ -23,6 +23,8 @@ pub struct Args {
     pub format: Format,
     pub no_v1beta1_compat: bool,
     pub verbose: bool,
+    /// `--hide-derive-info`: [`Report::without_derive_info`].
+    pub hide_derive_info: bool,
     pub capabilities: bool,
     /// `--kustomize`.
     pub kustomize: crate::render::Mode,
@@ -181,6 +183,11 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         read_objects(&mut checker, objects)?;
     }
     let report = checker.finish();
+    let report = if args.hide_derive_info {
+        report.without_derive_info()
+    } else {
+        report
+    };
     if args.capabilities && report.capabilities.is_empty() {
         // A header alone would read as "nothing supported"; say why there is no row.
         let why = report

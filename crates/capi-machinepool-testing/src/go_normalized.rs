@@ -1,13 +1,25 @@
-//! What Go's `omitempty` makes of an object when it is printed and read back: nil and empty
-//! lists and maps, empty strings of `ObjectMeta` and `ObjectReference`, and a zero
-//! `generation` or condition `observedGeneration` all read back as unset. Kubernetes' own
-//! semantic equality treats these as equal too.
+//! Go normalisation: what an object becomes when Go prints it and reads it back, on the two
+//! paths an object takes.
+//!
+//! * The in-memory path ([`v1beta1()`], [`v1beta2()`] for MachinePools): Go's `omitempty`
+//!   makes nil and empty lists and maps, empty strings of `ObjectMeta` and
+//!   `ObjectReference`, and a zero `generation` or condition `observedGeneration` read back as
+//!   unset. Kubernetes' own semantic equality treats these as equal too.
+//! * The JSON path ([`json`], [`semantic_meta`], [`v1beta1_json`]): what the API server
+//!   stores and sends a webhook is the object printed and read back, so a generated value is
+//!   compared after that round trip; an empty `annotations` map equals an absent one
+//!   (`apiequality.Semantic.DeepEqual`); and a v1beta1 MachinePool's empty `status.v1beta2`
+//!   block is dropped, as upstream's spoke fuzzer drops it (the hub holds nothing that
+//!   would bring it back).
 
 use std::collections::BTreeMap;
 
 use capi_machinepool_api::k8s_openapi::api::core::v1::ObjectReference;
 use capi_machinepool_api::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use capi_machinepool_api::{v1beta1, v1beta2};
+use kube_core::{ObjectMeta, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 fn list<T>(l: &mut Option<Vec<T>>) {
     if l.as_ref().is_some_and(Vec::is_empty) {
@@ -27,7 +39,7 @@ fn string(s: &mut Option<String>) {
     }
 }
 
-fn meta(m: &mut capi_machinepool_api::kube_core::ObjectMeta) {
+fn meta(m: &mut ObjectMeta) {
     for s in [
         &mut m.name,
         &mut m.namespace,
@@ -77,7 +89,8 @@ fn conditions(l: &mut Option<Vec<Condition>>) {
     list(l);
 }
 
-/// A v1beta2 object as Go prints and reads it back.
+/// A v1beta2 MachinePool as Go prints and reads it back (the in-memory path).
+#[must_use]
 pub fn v1beta2(mut mp: v1beta2::MachinePool) -> v1beta2::MachinePool {
     meta(&mut mp.metadata);
     list(&mut mp.spec.provider_id_list);
@@ -95,7 +108,8 @@ pub fn v1beta2(mut mp: v1beta2::MachinePool) -> v1beta2::MachinePool {
     mp
 }
 
-/// A v1beta1 object as Go prints and reads it back.
+/// A v1beta1 MachinePool as Go prints and reads it back (the in-memory path).
+#[must_use]
 pub fn v1beta1(mut mp: v1beta1::MachinePool) -> v1beta1::MachinePool {
     meta(&mut mp.metadata);
     list(&mut mp.spec.provider_id_list);
@@ -114,6 +128,45 @@ pub fn v1beta1(mut mp: v1beta1::MachinePool) -> v1beta1::MachinePool {
     list(&mut s.versions);
     if let Some(b) = s.v1beta2.as_mut() {
         conditions(&mut b.conditions);
+    }
+    mp
+}
+
+/// `value` printed as JSON and read back: what the API server holds and sends for it.
+///
+/// # Errors
+/// When the value does not print, or what it prints does not read back as its type (a
+/// serde attribute pair that disagrees, e.g. a field skipped when empty that has no
+/// `default`).
+pub fn json<T: Serialize + DeserializeOwned>(value: &T) -> Result<T, serde_json::Error> {
+    serde_json::from_value(serde_json::to_value(value)?)
+}
+
+/// An empty `annotations` or `labels` map is an absent one (`apiequality.Semantic.DeepEqual`
+/// holds an empty map equal to a nil one: apimachinery
+/// `third_party/forked/golang/reflect/deep_equal.go`).
+pub fn semantic_meta(meta: &mut ObjectMeta) {
+    map(&mut meta.annotations);
+    map(&mut meta.labels);
+}
+
+/// [`semantic_meta`] of a resource's metadata.
+pub fn semantic<K: Resource>(mut object: K) -> K {
+    semantic_meta(object.meta_mut());
+    object
+}
+
+/// A v1beta1 MachinePool on the JSON path: [`v1beta1()`], and an empty `status.v1beta2` block
+/// is none (a hub without v1beta2 status fields converts to a spoke without the block).
+pub fn v1beta1_json(mp: v1beta1::MachinePool) -> v1beta1::MachinePool {
+    let mut mp = v1beta1(mp);
+    if mp
+        .status
+        .v1beta2
+        .as_ref()
+        .is_some_and(|b| *b == v1beta1::MachinePoolV1Beta2Status::default())
+    {
+        mp.status.v1beta2 = None;
     }
     mp
 }

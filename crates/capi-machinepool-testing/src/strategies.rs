@@ -1,21 +1,44 @@
-//! proptest strategies for arbitrary MachinePools of both versions (feature `proptest`).
+//! proptest strategies: the apimachinery types providers embed ([`meta`], [`condition`],
+//! [`legacy_condition`], [`time`], [`duration`], [`quantity`], [`int_or_string`],
+//! [`obj_ref`], and the building blocks [`s`], [`list`], [`map`], [`key`]) and arbitrary
+//! MachinePools of both versions ([`v1beta1_pool`], [`v1beta2_pool`]).
 //!
 //! Values cover every field: empty strings, non-ASCII and control characters, label keys with
 //! a `/` prefix, `None` vs `Some(0)`, nil vs empty lists and maps (Go's distinction), lists
 //! longer than a handful of items, extreme integers, times from year 1 to 9999, and
 //! annotations (so conversion data sits next to other annotations).
+//!
+//! A provider composes its own kinds from these:
+//!
+//! ```
+//! use capi_machinepool_testing::strategies::{condition, list, s};
+//! use proptest::prelude::*;
+//! use proptest::strategy::ValueTree;
+//!
+//! #[derive(Debug, Clone)]
+//! struct Status { name: String, conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> }
+//!
+//! let status = (s(), list(condition())).prop_map(|(name, c)| Status { name, conditions: c.unwrap_or_default() });
+//! let mut runner = proptest::test_runner::TestRunner::deterministic();
+//! let value = status.new_tree(&mut runner).unwrap().current();
+//! assert!(value.conditions.iter().all(|c| ["True", "False", "Unknown"].contains(&c.status.as_str())));
+//! ```
 #![allow(missing_docs)]
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::ObjectReference;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition as MetaCondition, Time};
-use k8s_openapi::jiff::Timestamp;
+use capi_machinepool_api::k8s_openapi::api::core::v1::ObjectReference;
+use capi_machinepool_api::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use capi_machinepool_api::k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+    Condition as MetaCondition, Time,
+};
+use capi_machinepool_api::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use capi_machinepool_api::k8s_openapi::jiff::Timestamp;
+use capi_machinepool_api::kube_core;
+use capi_machinepool_api::{Duration, v1beta1, v1beta2};
 use proptest::collection::{btree_map, vec};
 use proptest::option;
 use proptest::prelude::*;
-
-use crate::{Duration, v1beta1, v1beta2};
 
 /// Any string a user could write: empty, plain, non-ASCII, control characters, HTML
 /// characters Go escapes, the line separators.
@@ -64,6 +87,32 @@ pub fn time() -> impl Strategy<Value = Time> {
         .prop_map(|secs| Time(Timestamp::from_second(secs).unwrap_or(Timestamp::UNIX_EPOCH)))
 }
 
+/// Quantities as users write them: plain and decimal numbers, binary (`Ki`..`Ei`) and
+/// decimal (`m`, `k`, `M`, `G`) suffixes, exponents (`1e3`) and signs.
+pub fn quantity() -> impl Strategy<Value = Quantity> {
+    prop_oneof![
+        "[0-9]{1,6}",
+        "[0-9]{1,4}\\.[0-9]{1,3}",
+        "[0-9]{1,4}(Ki|Mi|Gi|Ti|Pi|Ei)",
+        "[0-9]{1,4}(m|k|M|G|T|P|E)",
+        "[0-9]{1,3}[eE][0-9]",
+        "[+-][0-9]{1,4}",
+    ]
+    .prop_map(Quantity)
+}
+
+/// An `intstr.IntOrString`: any `i32`, or a string (a percentage, a name, or empty).
+pub fn int_or_string() -> impl Strategy<Value = IntOrString> {
+    prop_oneof![
+        any::<i32>().prop_map(IntOrString::Int),
+        "[0-9]{1,3}%".prop_map(IntOrString::String),
+        s().prop_map(IntOrString::String),
+    ]
+}
+
+/// Object metadata as a provider's object carries it: name, namespace, labels, annotations,
+/// generation and finalizers (the fields conversion moves; the server-owned ones are left
+/// unset).
 pub fn meta() -> impl Strategy<Value = kube_core::ObjectMeta> {
     (
         option::of("[a-z]{1,8}"),
@@ -88,6 +137,7 @@ pub fn meta() -> impl Strategy<Value = kube_core::ObjectMeta> {
         )
 }
 
+/// Cluster API's template `ObjectMeta` (labels and annotations).
 pub fn capi_meta() -> impl Strategy<Value = v1beta2::ObjectMeta> {
     (map(key()), map(key())).prop_map(|(labels, annotations)| v1beta2::ObjectMeta {
         labels,
@@ -95,6 +145,7 @@ pub fn capi_meta() -> impl Strategy<Value = v1beta2::ObjectMeta> {
     })
 }
 
+/// A `corev1.ObjectReference` (name, kind, apiVersion, namespace).
 pub fn obj_ref() -> impl Strategy<Value = ObjectReference> {
     (
         option::of("[a-z]{1,8}"),
@@ -111,6 +162,7 @@ pub fn obj_ref() -> impl Strategy<Value = ObjectReference> {
         })
 }
 
+/// A Cluster API v1beta1 condition (with severity), the legacy form.
 pub fn legacy_condition() -> impl Strategy<Value = v1beta1::LegacyCondition> {
     (
         "[A-Z][a-z]{1,8}",
@@ -134,6 +186,7 @@ pub fn legacy_condition() -> impl Strategy<Value = v1beta1::LegacyCondition> {
         )
 }
 
+/// A `metav1.Condition` (the v1beta2 form).
 pub fn condition() -> impl Strategy<Value = MetaCondition> {
     (
         "[A-Z][a-z]{1,8}",
@@ -239,6 +292,7 @@ prop_compose! {
     }
 }
 
+/// A `metav1.Duration` (Go's `time.Duration`, any number of nanoseconds).
 pub fn duration() -> impl Strategy<Value = Duration> {
     any::<i64>().prop_map(Duration::from_nanos)
 }
