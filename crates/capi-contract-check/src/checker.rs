@@ -19,16 +19,26 @@ use crate::inventory::{
 };
 use crate::report::{Report, SourceRef, Subject, Target};
 use crate::rules;
+use crate::skipped::Skipped;
 
 /// Checks CRDs and objects as they come; [`Checker::finish`] adds what needs all CRDs (the
 /// template of each pool) and returns the report.
 ///
 /// ```
-/// use capi_contract_check::{CheckOptions, Checker};
+/// use capi_contract_check::{CheckOptions, Checker, NotChecked, Skipped};
 /// let mut checker = Checker::new(CheckOptions::default());
 /// checker.add_crd(&serde_json::json!({"kind": "ConfigMap"}).into());
 /// let report = checker.finish();
 /// assert_eq!(report.skipped.len(), 1);
+/// // Typed: what was skipped and why; the JSON report prints the one-line form.
+/// let Skipped::Crd { reason: NotChecked::NotACrd { name }, source: None } = &report.skipped[0] else {
+///     panic!("{:?}", report.skipped);
+/// };
+/// assert_eq!(name, "<unnamed>");
+/// assert_eq!(
+///     serde_json::to_value(&report.skipped[0]).unwrap(),
+///     report.skipped[0].to_string()
+/// );
 /// assert!(!report.passes(), "no InfraMachinePool CRD: nothing was checked");
 /// ```
 #[derive(Debug)]
@@ -60,7 +70,7 @@ struct Deferred {
     group: String,
     kind: String,
     /// Why it was not taken by its kind.
-    reason: String,
+    skipped: Skipped,
 }
 
 /// Most objects kept for the end; beyond this they are judged as they come (the stream may be
@@ -102,15 +112,15 @@ impl Checker {
                 if input.crd["kind"] == "CustomResourceDefinition" {
                     self.catalog.add(facts);
                 }
-                let from = input
-                    .source
-                    .as_ref()
-                    .map_or_else(String::new, |s| format!(" ({s})"));
+                let skipped = Skipped::Crd {
+                    reason: reason.clone(),
+                    source: input.source.as_ref().map(ToString::to_string),
+                };
                 let kind = input.crd["spec"]["names"]["kind"]
                     .as_str()
                     .unwrap_or_default();
                 if kind.to_ascii_lowercase().contains("machinepool") {
-                    self.pool_like.push(format!("{reason}{from}"));
+                    self.pool_like.push(skipped.to_string());
                 }
                 if let crate::input::NotChecked::OtherKind { .. } = reason {
                     let group = input.crd["spec"]["group"].as_str().unwrap_or_default();
@@ -118,12 +128,12 @@ impl Checker {
                         input: input.clone(),
                         group: group.to_owned(),
                         kind: kind.to_owned(),
-                        reason: format!("{reason}{from}"),
+                        skipped,
                     });
                     self.promote();
                     return;
                 }
-                self.report.skipped.push(format!("{reason}{from}"));
+                self.report.skipped.push(skipped);
                 return;
             }
         };
@@ -380,8 +390,10 @@ impl Checker {
             },
         };
         if let Some(reason) = skipped {
-            let from = source.map_or_else(String::new, |s| format!("{s}: "));
-            self.report.skipped.push(format!("{from}{reason}"));
+            self.report.skipped.push(Skipped::Object {
+                reason,
+                source: source.map(ToString::to_string),
+            });
         }
     }
 
@@ -431,7 +443,7 @@ impl Checker {
 
     /// Records an input that was read but is not checked.
     pub fn skip(&mut self, reason: impl Into<String>) {
-        self.report.skipped.push(reason.into());
+        self.report.skipped.push(Skipped::Other(reason.into()));
     }
 
     /// The report so far (without the template findings [`Checker::finish`] adds).
@@ -450,7 +462,7 @@ impl Checker {
             self.judge_object(&object, source.as_ref(), true);
         }
         for d in &self.deferred {
-            self.report.skipped.push(d.reason.clone());
+            self.report.skipped.push(d.skipped.clone());
         }
         self.templates_of_pools();
         let contract = self.contract();
@@ -496,16 +508,15 @@ impl Checker {
             return;
         }
         // Near misses first: a misspelled kind or a wrong group is the likely mistake.
-        let pool_like: Vec<&str> = self.pool_like.iter().map(String::as_str).collect();
-        let read: Vec<&str> = if pool_like.is_empty() {
+        let read: Vec<String> = if self.pool_like.is_empty() {
             self.report
                 .skipped
                 .iter()
                 .take(3)
-                .map(String::as_str)
+                .map(ToString::to_string)
                 .collect()
         } else {
-            pool_like.into_iter().take(3).collect()
+            self.pool_like.iter().take(3).cloned().collect()
         };
         // The renderers cut a message beyond 400 characters in its middle, where the names
         // that matter would be: add whole items while they fit, and count the rest.
@@ -514,11 +525,7 @@ impl Checker {
             String::from("no InfraMachinePool CRD among the inputs: nothing was checked");
         let candidates = self.candidates();
         let (items, label, total) = if candidates.is_empty() {
-            (
-                read.iter().map(|r| (*r).to_owned()).collect::<Vec<_>>(),
-                "read instead",
-                self.report.skipped.len(),
-            )
+            (read, "read instead", self.report.skipped.len())
         } else {
             (candidates, "candidates not taken", self.deferred.len())
         };

@@ -16,6 +16,7 @@ use crate::report::{Report, Subject, Target};
 use crate::rules;
 
 /// A CRD's name, kind and group, as read (empty when absent).
+#[derive(Clone, Copy)]
 pub(crate) struct Names<'a> {
     pub(crate) name: &'a str,
     pub(crate) kind: &'a str,
@@ -90,6 +91,7 @@ pub(crate) fn check_crd(
     }
 }
 
+/// The CRD-level naming rules, one method per rule.
 fn check_names(
     report: &mut Report,
     subject: &Arc<Subject>,
@@ -97,90 +99,119 @@ fn check_names(
     crd: &Value,
     names: &Names<'_>,
 ) {
-    let Names { name, kind, group } = *names;
-    let scope = crd["spec"]["scope"].as_str().unwrap_or_default();
-    let check = report.check(&rules::SCOPE, subject, contract, "spec.scope");
-    if scope == "Namespaced" {
-        check.pass("Namespaced");
-    } else {
-        check.fail(
-            format!("scope is {:?}", excerpt(scope)),
-            "set `scope: Namespaced` (kubebuilder: `+kubebuilder:resource:scope=Namespaced`)",
-        );
+    let mut c = NameCheck {
+        report,
+        subject,
+        contract,
+        crd,
+        names: *names,
+    };
+    c.scope();
+    c.crd_name();
+    c.list_kind();
+    c.categories();
+    c.api_group();
+}
+
+struct NameCheck<'r, 'a> {
+    report: &'r mut Report,
+    subject: &'a Arc<Subject>,
+    contract: Contract,
+    crd: &'a Value,
+    names: Names<'a>,
+}
+
+impl NameCheck<'_, '_> {
+    fn check(&mut self, rule: &'static rules::Rule, path: &str) -> crate::report::Check<'_> {
+        self.report
+            .check(rule, self.subject, self.contract, path.to_owned())
     }
-    let expected = crd_name(group, kind);
-    let check = report.check(&rules::CRD_NAME, subject, contract, "metadata.name");
-    if name == expected {
-        check.pass(format!("{name} = plural(lowercase({kind})).{group}"));
-    } else {
-        check.fail(
-            format!(
-                "CRD name is {:?}, expected {:?}",
-                excerpt(name),
-                excerpt(&expected)
-            ),
-            "name the plural `plural(lowercase(kind))` as upstream's CalculateCRDName does",
-        );
-    }
-    let list_kind = crd["spec"]["names"]["listKind"].as_str();
-    let expected_list = format!("{kind}List");
-    match list_kind {
-        Some(l) if l == expected_list => {
-            report
-                .check(&rules::LIST_KIND, subject, contract, "spec.names.listKind")
-                .pass(l);
+
+    fn scope(&mut self) {
+        let scope = self.crd["spec"]["scope"].as_str().unwrap_or_default();
+        let check = self.check(&rules::SCOPE, "spec.scope");
+        if scope == "Namespaced" {
+            check.pass("Namespaced");
+        } else {
+            check.fail(
+                format!("scope is {:?}", excerpt(scope)),
+                "set `scope: Namespaced` (kubebuilder: `+kubebuilder:resource:scope=Namespaced`)",
+            );
         }
-        None => {
-            // The API server stores `<Kind>List` when listKind is not set (kube-derive leaves
-            // it out): the rule holds for the stored CRD.
-            report
-                .check(&rules::LIST_KIND, subject, contract, "spec.names.listKind")
-                .pass(format!(
+    }
+
+    fn crd_name(&mut self) {
+        let Names { name, kind, group } = self.names;
+        let expected = crd_name(group, kind);
+        let check = self.check(&rules::CRD_NAME, "metadata.name");
+        if name == expected {
+            check.pass(format!("{name} = plural(lowercase({kind})).{group}"));
+        } else {
+            check.fail(
+                format!(
+                    "CRD name is {:?}, expected {:?}",
+                    excerpt(name),
+                    excerpt(&expected)
+                ),
+                "name the plural `plural(lowercase(kind))` as upstream's CalculateCRDName does",
+            );
+        }
+    }
+
+    fn list_kind(&mut self) {
+        let list_kind = self.crd["spec"]["names"]["listKind"].as_str();
+        let expected_list = format!("{}List", self.names.kind);
+        let path = "spec.names.listKind";
+        match list_kind {
+            Some(l) if l == expected_list => self.check(&rules::LIST_KIND, path).pass(l),
+            None => {
+                // The API server stores `<Kind>List` when listKind is not set (kube-derive
+                // leaves it out): the rule holds for the stored CRD.
+                self.check(&rules::LIST_KIND, path).pass(format!(
                     "not set; the API server defaults it to {expected_list}"
                 ));
-            report
-                .check(&rules::LIST_KIND, subject, contract, "spec.names.listKind")
-                .info(
+                self.check(&rules::LIST_KIND, path).info(
                     format!("listKind is not written in the CRD (the API server sets {expected_list})"),
                     format!("set `listKind: {expected_list}` to make the stored CRD visible in the manifest"),
                 );
-        }
-        Some(l) => report
-            .check(&rules::LIST_KIND, subject, contract, "spec.names.listKind")
-            .fail(
+            }
+            Some(l) => self.check(&rules::LIST_KIND, path).fail(
                 format!("listKind is {:?}, expected {expected_list:?}", excerpt(l)),
                 format!("define the list type {expected_list}"),
             ),
+        }
     }
-    let categories: Vec<&str> = crd["spec"]["names"]["categories"]
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let check = report.check(
-        &rules::CATEGORIES,
-        subject,
-        contract,
-        "spec.names.categories",
-    );
-    if categories.contains(&"cluster-api") {
-        check.pass("contains cluster-api");
-    } else {
-        check.warn(
-            format!(
-                "categories {:?} lack cluster-api",
-                categories.iter().map(|c| excerpt(c)).collect::<Vec<_>>()
-            ),
-            "add `categories=cluster-api` to the kubebuilder resource marker",
-        );
+
+    fn categories(&mut self) {
+        let categories: Vec<&str> = self.crd["spec"]["names"]["categories"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let check = self.check(&rules::CATEGORIES, "spec.names.categories");
+        if categories.contains(&"cluster-api") {
+            check.pass("contains cluster-api");
+        } else {
+            check.warn(
+                format!(
+                    "categories {:?} lack cluster-api",
+                    categories.iter().map(|c| excerpt(c)).collect::<Vec<_>>()
+                ),
+                "add `categories=cluster-api` to the kubebuilder resource marker",
+            );
+        }
     }
-    let check = report.check(&rules::API_GROUP, subject, contract, "spec.group");
-    if group == "infrastructure.cluster.x-k8s.io" {
-        check.pass(group);
-    } else {
-        check.info(
-            format!("group {:?} is not infrastructure.cluster.x-k8s.io", excerpt(group)),
-            "grant core controllers RBAC through a ClusterRole labelled cluster.x-k8s.io/aggregate-to-manager: \"true\"",
-        );
+
+    fn api_group(&mut self) {
+        let group = self.names.group;
+        let check = self.check(&rules::API_GROUP, "spec.group");
+        if group == "infrastructure.cluster.x-k8s.io" {
+            check.pass(group);
+        } else {
+            check.info(
+                format!("group {:?} is not infrastructure.cluster.x-k8s.io", excerpt(group)),
+                "grant core controllers RBAC through a ClusterRole labelled cluster.x-k8s.io/aggregate-to-manager: \"true\"",
+            );
+        }
     }
 }
 

@@ -1,12 +1,12 @@
 //! What the checker reads: CRDs (from files, documents or typed values) and the options.
 
 use capi_contract::Contract;
-use capi_diagnostics::Excerpt;
 use capi_manifests::{Document, Source};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
 use crate::report::Outcome;
+pub use crate::skipped::NotChecked;
 
 /// A CRD to check, with where it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,50 +106,6 @@ pub enum Role {
 
 /// The core Cluster API group, whose own CRDs are not provider resources.
 pub(crate) const CORE_GROUP: &str = "cluster.x-k8s.io";
-
-/// Why a document is not checked as an InfraMachinePool CRD (or template, or pool machine).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum NotChecked {
-    /// The document is not a CustomResourceDefinition.
-    #[error("{}: not a CustomResourceDefinition", Excerpt::new(name))]
-    NotACrd {
-        /// `metadata.name`, or `<unnamed>`.
-        name: String,
-    },
-    /// A CRD of core Cluster API.
-    #[error("{}: core Cluster API CRD (group {CORE_GROUP})", Excerpt::new(name))]
-    CoreCrd {
-        /// The CRD name.
-        name: String,
-    },
-    /// A CRD of another kind.
-    #[error(
-        "{}: kind {} is not an InfraMachinePool, InfraMachinePoolTemplate or InfraMachinePoolMachine",
-        Excerpt::new(name),
-        Excerpt::new(kind)
-    )]
-    OtherKind {
-        /// The CRD name.
-        name: String,
-        /// Its kind.
-        kind: String,
-    },
-    /// A CRD of an `apiextensions.k8s.io` version the API server no longer serves: `v1beta1`
-    /// CRDs are not served since Kubernetes 1.22 (Kubernetes deprecated API migration guide,
-    /// "v1.22": "The apiextensions.k8s.io/v1beta1 API version of CustomResourceDefinition is
-    /// no longer served").
-    #[error(
-        "{}: apiextensions.k8s.io/{} is not served by Kubernetes since 1.22; use apiextensions.k8s.io/v1",
-        Excerpt::new(name),
-        Excerpt::new(version)
-    )]
-    UnservedApiVersion {
-        /// The CRD name.
-        name: String,
-        /// The `apiextensions.k8s.io` version it was written in.
-        version: String,
-    },
-}
 
 /// The role of a CRD, or why it is not checked.
 ///

@@ -43,8 +43,10 @@ pub mod report;
 pub mod rules;
 mod schema;
 pub mod schema_view;
+mod skipped;
 
 pub use checker::{Checker, check, check_crds, check_documents};
-pub use input::{CheckOptions, CrdInput, NotChecked, Role, classify};
+pub use input::{CheckOptions, CrdInput, Role, classify};
 pub use object::MAX_ITEM_FINDINGS;
 pub use report::{Finding, Outcome, Report, Subject, Target};
+pub use skipped::{NotChecked, Skipped};

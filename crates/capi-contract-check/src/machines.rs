@@ -18,10 +18,11 @@ use crate::input::Role;
 use crate::inventory::{Inventory, MachineObject, PoolObject};
 use crate::report::Report;
 use crate::rules;
+use crate::skipped::Skipped;
 
 /// Runs the MachinePool Machines rules on every pool; returns the InfraMachine candidates no
 /// pool claimed (to list as skipped).
-pub(crate) fn check(report: &mut Report, catalog: &Catalog, inventory: &Inventory) -> Vec<String> {
+pub(crate) fn check(report: &mut Report, catalog: &Catalog, inventory: &Inventory) -> Vec<Skipped> {
     let mut claimed = vec![false; inventory.machines.len()];
     for pool in &inventory.pools {
         let kind = match &pool.machine_kind {
@@ -49,12 +50,9 @@ pub(crate) fn check(report: &mut Report, catalog: &Catalog, inventory: &Inventor
         .iter()
         .zip(claimed)
         .filter(|(_, c)| !c)
-        .map(|(m, _)| {
-            format!(
-                "{}: {} is not an InfraMachinePool, and no pool given owns or selects it",
-                m.meta.subject,
-                excerpt(&m.meta.kind)
-            )
+        .map(|(m, _)| Skipped::UnclaimedMachine {
+            subject: m.meta.subject.to_string(),
+            kind: m.meta.kind.clone(),
         })
         .collect()
 }

@@ -8,6 +8,7 @@ use capi_manifests::Source;
 use serde::Serialize;
 
 use crate::rules::{Level, Rule};
+use crate::skipped::Skipped;
 
 /// Outcome of one check of one rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -188,7 +189,7 @@ pub struct Report {
     /// The findings, in check order (grouped by subject).
     pub findings: Vec<Finding>,
     /// Inputs that were read but not checked (other kinds), with the reason.
-    pub skipped: Vec<String>,
+    pub skipped: Vec<Skipped>,
     /// What each InfraMachinePool kind read supports (see [`crate::capabilities`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub capabilities: Vec<crate::capabilities::Capability>,

@@ -276,7 +276,7 @@ fn azure_real_tree_labels_come_from_patches() {
     assert!(
         !r.skipped
             .iter()
-            .any(|s| s.starts_with("azuremachinepoolmachines"))
+            .any(|s| s.to_string().starts_with("azuremachinepoolmachines"))
     );
     assert_eq!(
         issues(&r, &format!("azuremachinepoolmachines{SUFFIX}")),

@@ -21,7 +21,7 @@ use std::marker::PhantomData;
 use capi_diagnostics::excerpt::Excerpt;
 use serde_json::{Map, Value};
 
-use crate::reader::ReadError;
+use crate::read_error::ReadError;
 
 /// A value type a contract field holds.
 pub trait FieldValue: Sized {

@@ -18,6 +18,7 @@ pub mod fields;
 pub mod labels;
 pub mod naming;
 pub mod provider_ids;
+mod read_error;
 pub mod reader;
 pub mod version;
 

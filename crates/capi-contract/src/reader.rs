@@ -22,52 +22,7 @@ use serde_json::Value;
 use crate::Contract;
 use crate::fields::infra_machine_pool as pool;
 
-/// Why a field could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReadError {
-    /// The field is absent (or null).
-    #[error("{path} is missing")]
-    Missing {
-        /// Dotted path.
-        path: String,
-    },
-    /// The field has another type, or a value out of range.
-    #[error("{path}: expected {expected}, found {found}")]
-    WrongType {
-        /// Dotted path.
-        path: String,
-        /// What the contract expects.
-        expected: &'static str,
-        /// What was found (JSON text, truncated).
-        found: String,
-    },
-}
-
-impl ReadError {
-    /// True for [`ReadError::Missing`].
-    #[must_use]
-    pub fn is_missing(&self) -> bool {
-        matches!(self, Self::Missing { .. })
-    }
-}
-
-/// Extension for the common "missing means default" contract rule.
-pub trait ReadResultExt<T> {
-    /// `Ok(default)` when the field is missing; wrong types stay errors.
-    ///
-    /// # Errors
-    /// A [`ReadError::WrongType`].
-    fn or_missing(self, default: T) -> Result<T, ReadError>;
-}
-
-impl<T> ReadResultExt<T> for Result<T, ReadError> {
-    fn or_missing(self, default: T) -> Result<T, ReadError> {
-        match self {
-            Err(ReadError::Missing { .. }) => Ok(default),
-            other => other,
-        }
-    }
-}
+pub use crate::read_error::{ReadError, ReadResultExt};
 
 /// Reads contract fields of one InfraMachinePool object for a contract version.
 #[derive(Debug, Clone, Copy)]

@@ -15,9 +15,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 const EXIT_CODES: &str = "\
 Exit status:
   0  success (check: no MUST rule violated; validate: every MachinePool is valid)
-  1  check: a MUST rule is violated (with --nodes: a listed provider ID without exactly one
-     Node, or listed twice; Nodes no given pool lists are no error); validate: a MachinePool is
-     invalid or breaks the version skew policy
+  1  check: a MUST rule is violated; nodes (and check --nodes): a listed provider ID without
+     exactly one Node, or listed twice (Nodes no given pool lists are no error); validate: a
+     MachinePool is invalid or breaks the version skew policy
   2  an input cannot be read, or the command line is wrong
 A closed standard output (e.g. `| head`) ends a command quietly.";
 
@@ -116,6 +116,22 @@ enum Command {
         #[arg(long = "map")]
         map: Vec<String>,
     },
+    /// Match the providerIDList of MachinePools or InfraMachinePools with a cluster's Nodes:
+    /// every listed provider ID must have exactly one Node (`check --nodes` is an alias).
+    #[command(after_help = EXIT_CODES)]
+    Nodes {
+        /// MachinePools or InfraMachinePools (a file, or `-`): the objects whose
+        /// `spec.providerIDList` is matched.
+        #[arg(long, value_name = "FILE|-")]
+        objects: PathBuf,
+        /// The Nodes (`kubectl get nodes -o yaml`: Node objects, a NodeList or a List; a file
+        /// or `-`).
+        #[arg(long, value_name = "FILE|-")]
+        nodes: PathBuf,
+        /// Output format (text or json).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
     /// Check provider CRDs (and objects) against the InfraMachinePool contract.
     #[command(after_help = EXIT_CODES)]
     Check {
@@ -135,9 +151,8 @@ enum Command {
         /// one and as a set.
         #[arg(long)]
         objects: Option<PathBuf>,
-        /// Match the providerIDList of the objects of --objects (MachinePools or
-        /// InfraMachinePools) with these Nodes (`kubectl get nodes -o yaml`: Node objects, a
-        /// NodeList or a List) instead of checking CRDs.
+        /// Match the providerIDList of the objects of --objects with these Nodes instead of
+        /// checking CRDs: an alias of `capi-machinepool nodes --objects .. --nodes ..`.
         #[arg(long, value_name = "FILE|-", requires = "objects", conflicts_with_all = ["paths", "files"])]
         nodes: Option<PathBuf>,
         /// Print the capability report (text or json) instead of the findings: per
@@ -185,6 +200,11 @@ fn main() -> ExitCode {
             strict,
         } => cmd::convert::run(to, &crds, &map, &file, strict),
         Command::Review { crds, map } => cmd::review::run(&crds, &map),
+        Command::Nodes {
+            objects,
+            nodes,
+            format,
+        } => cmd::nodes::run(&objects, &nodes, format),
         Command::Check {
             mut paths,
             files,

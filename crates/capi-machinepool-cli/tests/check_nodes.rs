@@ -54,6 +54,45 @@ fn kubectl_nodes_against_the_pool() {
     );
 }
 
+/// `nodes` is the subcommand; `check --objects .. --nodes ..` stays its alias (README, CI
+/// scripts): the same bytes and exit status, in text and JSON.
+#[test]
+fn nodes_subcommand_and_check_alias_agree() {
+    let (pool, nodes) = (fixture("pool.yaml"), fixture("nodes.yaml"));
+    for format in ["text", "json"] {
+        let sub = run(
+            &[
+                "nodes",
+                "--objects",
+                &pool,
+                "--nodes",
+                &nodes,
+                "--format",
+                format,
+            ],
+            None,
+        );
+        let alias = run(
+            &[
+                "check",
+                "--objects",
+                &pool,
+                "--nodes",
+                &nodes,
+                "--format",
+                format,
+            ],
+            None,
+        );
+        assert_eq!(sub.status.code(), Some(1), "{format}");
+        assert_eq!(sub.status.code(), alias.status.code(), "{format}");
+        assert_eq!(stdout(&sub), stdout(&alias), "{format}");
+        assert!(stdout(&sub).contains("worker-mp-0"), "{format}");
+    }
+    let missing = run(&["nodes", "--objects", &pool], None);
+    assert_eq!(missing.status.code(), Some(2), "--nodes is required");
+}
+
 #[test]
 fn json_report() {
     let (pool, nodes) = (fixture("pool.yaml"), fixture("nodes.yaml"));

@@ -110,7 +110,32 @@ pub fn to_hub(src: v1beta1::MachinePool) -> Result<v1beta2::MachinePool, Convers
         status,
     } = src;
     let restored: Option<v1beta2::MachinePool> = conversion_data::unmarshal(&mut metadata)?;
-    let machine = spec.template.spec;
+    let template_spec = machine_spec_to_hub(spec.template.spec, spec.min_ready_seconds)?;
+    let mut hub_status = status_to_hub(status, restored.as_ref());
+    if let Some(restored) = &restored {
+        recover_absent_status(&mut hub_status, &restored.status);
+    }
+    Ok(v1beta2::MachinePool {
+        metadata,
+        spec: v1beta2::MachinePoolSpec {
+            cluster_name: spec.cluster_name,
+            replicas: spec.replicas,
+            template: v1beta2::MachineTemplateSpec {
+                metadata: spec.template.metadata,
+                spec: template_spec,
+            },
+            provider_id_list: spec.provider_id_list,
+            failure_domains: spec.failure_domains,
+        },
+        status: hub_status,
+    })
+}
+
+/// The Machine template spec, field by field (`minReadySeconds` moves into it).
+fn machine_spec_to_hub(
+    machine: v1beta1::MachineSpec,
+    min_ready_seconds: Option<i32>,
+) -> Result<v1beta2::MachineSpec, ConversionError> {
     let config_ref = machine
         .bootstrap
         .config_ref
@@ -119,7 +144,7 @@ pub fn to_hub(src: v1beta1::MachinePool) -> Result<v1beta2::MachinePool, Convers
         .transpose()?
         .unwrap_or_default();
     let infrastructure_ref = to_contract_ref(&machine.infrastructure_ref)?;
-    let template_spec = v1beta2::MachineSpec {
+    Ok(v1beta2::MachineSpec {
         cluster_name: machine.cluster_name,
         bootstrap: v1beta2::Bootstrap {
             config_ref,
@@ -129,7 +154,7 @@ pub fn to_hub(src: v1beta1::MachinePool) -> Result<v1beta2::MachinePool, Convers
         version: machine.version.unwrap_or_default(),
         provider_id: machine.provider_id.unwrap_or_default(),
         failure_domain: machine.failure_domain.unwrap_or_default(),
-        min_ready_seconds: spec.min_ready_seconds,
+        min_ready_seconds,
         readiness_gates: machine.readiness_gates,
         deletion: v1beta2::MachineDeletionSpec {
             node_drain_timeout_seconds: duration_to_seconds(machine.node_drain_timeout),
@@ -139,8 +164,17 @@ pub fn to_hub(src: v1beta1::MachinePool) -> Result<v1beta2::MachinePool, Convers
             node_deletion_timeout_seconds: duration_to_seconds(machine.node_deletion_timeout),
         },
         taints: machine.taints,
-    };
-    let restored_init = restored.as_ref().map(|r| &r.status.initialization);
+    })
+}
+
+/// The status, field by field: the v1beta2 block becomes the status, the legacy fields move
+/// under `deprecated.v1beta1`, the ready booleans become `initialization` (recovered from
+/// `restored`, the hub of the conversion-data annotation).
+fn status_to_hub(
+    status: v1beta1::MachinePoolStatus,
+    restored: Option<&v1beta2::MachinePool>,
+) -> v1beta2::MachinePoolStatus {
+    let restored_init = restored.map(|r| &r.status.initialization);
     let initialization = v1beta2::MachinePoolInitializationStatus {
         infrastructure_provisioned: crate::recover_bool(
             status.infrastructure_ready,
@@ -152,7 +186,7 @@ pub fn to_hub(src: v1beta1::MachinePool) -> Result<v1beta2::MachinePool, Convers
         ),
     };
     let v1beta2_block = status.v1beta2.unwrap_or_default();
-    let hub_status = v1beta2::MachinePoolStatus {
+    v1beta2::MachinePoolStatus {
         conditions: v1beta2_block.conditions,
         initialization,
         node_refs: status.node_refs,
@@ -173,25 +207,7 @@ pub fn to_hub(src: v1beta1::MachinePool) -> Result<v1beta2::MachinePool, Convers
                 unavailable_replicas: status.unavailable_replicas,
             }),
         }),
-    };
-    let mut hub_status = hub_status;
-    if let Some(restored) = &restored {
-        recover_absent_status(&mut hub_status, &restored.status);
     }
-    Ok(v1beta2::MachinePool {
-        metadata,
-        spec: v1beta2::MachinePoolSpec {
-            cluster_name: spec.cluster_name,
-            replicas: spec.replicas,
-            template: v1beta2::MachineTemplateSpec {
-                metadata: spec.template.metadata,
-                spec: template_spec,
-            },
-            provider_id_list: spec.provider_id_list,
-            failure_domains: spec.failure_domains,
-        },
-        status: hub_status,
-    })
 }
 
 /// Recovers, from the restored hub, the two hub fields that v1beta1 cannot tell apart from
@@ -241,6 +257,32 @@ pub fn from_hub(
 ) -> Result<v1beta1::MachinePool, ConversionError> {
     let namespace = hub.metadata.namespace.as_deref();
     let machine = &hub.spec.template.spec;
+    let mut spoke = v1beta1::MachinePool {
+        metadata: hub.metadata.clone(),
+        spec: v1beta1::MachinePoolSpec {
+            cluster_name: hub.spec.cluster_name.clone(),
+            replicas: hub.spec.replicas,
+            template: v1beta1::MachineTemplateSpec {
+                metadata: hub.spec.template.metadata.clone(),
+                spec: machine_spec_from_hub(machine, namespace, resolver)?,
+            },
+            min_ready_seconds: machine.min_ready_seconds,
+            provider_id_list: hub.spec.provider_id_list.clone(),
+            failure_domains: hub.spec.failure_domains.clone(),
+        },
+        status: status_from_hub(&hub.status),
+    };
+    conversion_data::marshal(hub, &mut spoke.metadata)?;
+    Ok(spoke)
+}
+
+/// The Machine template spec, field by field; references get their apiVersion from
+/// `resolver` (an undefined reference stays unset).
+fn machine_spec_from_hub(
+    machine: &v1beta2::MachineSpec,
+    namespace: Option<&str>,
+    resolver: &dyn ApiVersionResolver,
+) -> Result<v1beta1::MachineSpec, ConversionError> {
     let bootstrap = &machine.bootstrap;
     let config_ref = if bootstrap.config_ref.is_defined() {
         Some(to_object_ref(&bootstrap.config_ref, namespace, resolver)?)
@@ -252,81 +294,66 @@ pub fn from_hub(
     } else {
         ObjectReference::default()
     };
-    let status = &hub.status;
+    Ok(v1beta1::MachineSpec {
+        cluster_name: machine.cluster_name.clone(),
+        bootstrap: v1beta1::Bootstrap {
+            config_ref,
+            data_secret_name: bootstrap.data_secret_name.clone(),
+        },
+        infrastructure_ref,
+        version: non_empty(&machine.version),
+        provider_id: non_empty(&machine.provider_id),
+        failure_domain: non_empty(&machine.failure_domain),
+        readiness_gates: machine.readiness_gates.clone(),
+        node_drain_timeout: seconds_to_duration(machine.deletion.node_drain_timeout_seconds),
+        node_volume_detach_timeout: seconds_to_duration(
+            machine.deletion.node_volume_detach_timeout_seconds,
+        ),
+        node_deletion_timeout: seconds_to_duration(machine.deletion.node_deletion_timeout_seconds),
+        taints: machine.taints.clone(),
+    })
+}
+
+/// The status, field by field: `deprecated.v1beta1` becomes the legacy fields, the v1beta2
+/// fields go to the `v1beta2` block (created when any is set; upstream tests the conditions
+/// list for nil, so an empty list still creates it).
+fn status_from_hub(status: &v1beta2::MachinePoolStatus) -> v1beta1::MachinePoolStatus {
     let legacy = status
         .deprecated
         .as_ref()
         .and_then(|d| d.v1beta1.clone())
         .unwrap_or_default();
-    // Upstream tests the list for nil: an empty (non-nil) list still creates the block.
     let has_v1beta2 = status.conditions.is_some()
         || status.ready_replicas.is_some()
         || status.available_replicas.is_some()
         || status.up_to_date_replicas.is_some();
-    let mut spoke = v1beta1::MachinePool {
-        metadata: hub.metadata.clone(),
-        spec: v1beta1::MachinePoolSpec {
-            cluster_name: hub.spec.cluster_name.clone(),
-            replicas: hub.spec.replicas,
-            template: v1beta1::MachineTemplateSpec {
-                metadata: hub.spec.template.metadata.clone(),
-                spec: v1beta1::MachineSpec {
-                    cluster_name: machine.cluster_name.clone(),
-                    bootstrap: v1beta1::Bootstrap {
-                        config_ref,
-                        data_secret_name: bootstrap.data_secret_name.clone(),
-                    },
-                    infrastructure_ref,
-                    version: non_empty(&machine.version),
-                    provider_id: non_empty(&machine.provider_id),
-                    failure_domain: non_empty(&machine.failure_domain),
-                    readiness_gates: machine.readiness_gates.clone(),
-                    node_drain_timeout: seconds_to_duration(
-                        machine.deletion.node_drain_timeout_seconds,
-                    ),
-                    node_volume_detach_timeout: seconds_to_duration(
-                        machine.deletion.node_volume_detach_timeout_seconds,
-                    ),
-                    node_deletion_timeout: seconds_to_duration(
-                        machine.deletion.node_deletion_timeout_seconds,
-                    ),
-                    taints: machine.taints.clone(),
-                },
-            },
-            min_ready_seconds: machine.min_ready_seconds,
-            provider_id_list: hub.spec.provider_id_list.clone(),
-            failure_domains: hub.spec.failure_domains.clone(),
-        },
-        status: v1beta1::MachinePoolStatus {
-            node_refs: status.node_refs.clone(),
-            replicas: status.replicas.unwrap_or(0),
-            ready_replicas: legacy.ready_replicas,
-            available_replicas: legacy.available_replicas,
-            unavailable_replicas: legacy.unavailable_replicas,
-            failure_reason: legacy.failure_reason,
-            failure_message: legacy.failure_message,
-            phase: status.phase.clone(),
-            bootstrap_ready: status
-                .initialization
-                .bootstrap_data_secret_created
-                .unwrap_or(false),
-            infrastructure_ready: status
-                .initialization
-                .infrastructure_provisioned
-                .unwrap_or(false),
-            observed_generation: status.observed_generation,
-            conditions: legacy.conditions,
-            versions: status.versions.clone(),
-            v1beta2: has_v1beta2.then(|| v1beta1::MachinePoolV1Beta2Status {
-                conditions: status.conditions.clone(),
-                ready_replicas: status.ready_replicas,
-                available_replicas: status.available_replicas,
-                up_to_date_replicas: status.up_to_date_replicas,
-            }),
-        },
-    };
-    conversion_data::marshal(hub, &mut spoke.metadata)?;
-    Ok(spoke)
+    v1beta1::MachinePoolStatus {
+        node_refs: status.node_refs.clone(),
+        replicas: status.replicas.unwrap_or(0),
+        ready_replicas: legacy.ready_replicas,
+        available_replicas: legacy.available_replicas,
+        unavailable_replicas: legacy.unavailable_replicas,
+        failure_reason: legacy.failure_reason,
+        failure_message: legacy.failure_message,
+        phase: status.phase.clone(),
+        bootstrap_ready: status
+            .initialization
+            .bootstrap_data_secret_created
+            .unwrap_or(false),
+        infrastructure_ready: status
+            .initialization
+            .infrastructure_provisioned
+            .unwrap_or(false),
+        observed_generation: status.observed_generation,
+        conditions: legacy.conditions,
+        versions: status.versions.clone(),
+        v1beta2: has_v1beta2.then(|| v1beta1::MachinePoolV1Beta2Status {
+            conditions: status.conditions.clone(),
+            ready_replicas: status.ready_replicas,
+            available_replicas: status.available_replicas,
+            up_to_date_replicas: status.up_to_date_replicas,
+        }),
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //!
 //! `cargo run -p foo-provider --example convert`
 
-use capi_machinepool_conversion::{ObjectConverter, StaticResolver};
+use capi_machinepool::conversion::{ObjectConverter, StaticResolver};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let converter = foo_provider::converter(StaticResolver::new());

@@ -5,15 +5,15 @@
 //! * [`v1beta1`] (storage, hub) implements the v1beta2 contract (`status.initialization.provisioned`,
 //!   `metav1.Condition`s); [`v1alpha1`] is an older version on the v1beta1 contract (`status.ready`).
 //! * [`converter`]: the versions convert losslessly through
-//!   [`capi_machinepool_conversion::LosslessSpoke`]: v1alpha1 writes only its field mappings
+//!   [`capi_machinepool::conversion::LosslessSpoke`]: v1alpha1 writes only its field mappings
 //!   and what to restore; what it cannot hold travels in the conversion-data annotation.
 //! * [`crds`] merges the derived CRDs of both versions and adds the contract labels with
-//!   [`capi_contract::labels::add_contract_labels`]; the unit tests run the contract check on
-//!   them through `capi_contract_check::check`.
+//!   [`capi_machinepool::contract::labels::add_contract_labels`]; the unit tests run the contract check on
+//!   them through `capi_machinepool::check::check`.
 //! * [`status_update`]: what the pool controller applies: `Paused`
-//!   ([`capi_conditions::paused::set_paused`]) and `Ready` ([`ready_condition`], a
-//!   [`capi_conditions::summary::summary`]) in a server-side apply body for the status
-//!   subresource ([`capi_machinepool_api::ssa::apply`]); [`provider_id_list_apply`]: the
+//!   ([`capi_machinepool::conditions::paused::set_paused`]) and `Ready` ([`ready_condition`], a
+//!   [`capi_machinepool::conditions::summary::summary`]) in a server-side apply body for the status
+//!   subresource ([`capi_machinepool::api::ssa::apply`]); [`provider_id_list_apply`]: the
 //!   apply body for `spec.providerIDList` alone.
 //! * [`skew_gate`]: the version skew policy against the control plane the Cluster names
 //!   (typed control plane versions); [`upgrade_gate`]: has the owning MachinePool (either API
@@ -23,21 +23,21 @@
 pub mod v1alpha1;
 pub mod v1beta1;
 
-use capi_conditions::paused::set_paused;
-use capi_conditions::set;
-use capi_conditions::summary::{SummaryOptions, summary};
-use capi_contract::Contract;
-use capi_contract::labels::{ContractLabelError, add_contract_labels};
-use capi_contract::provider_ids::{NodeReport, match_node_objects};
-use capi_machinepool_api::ssa::{Apply, Unset, apply};
-use capi_machinepool_api::views::Cluster;
-use capi_machinepool_conversion::{ApiVersionResolver, HubSpokeConverter};
-use capi_machinepool_rollout::control_plane::{ControlPlaneInputError, ControlPlaneVersions};
-use capi_machinepool_rollout::skew::{SkewFinding, VersionAt};
-use capi_machinepool_status::typed::{
+use capi_machinepool::api::ssa::{Apply, Unset, apply};
+use capi_machinepool::api::views::Cluster;
+use capi_machinepool::conditions::paused::set_paused;
+use capi_machinepool::conditions::set;
+use capi_machinepool::conditions::summary::{SummaryOptions, summary};
+use capi_machinepool::contract::Contract;
+use capi_machinepool::contract::labels::{ContractLabelError, add_contract_labels};
+use capi_machinepool::contract::provider_ids::{NodeReport, match_node_objects};
+use capi_machinepool::conversion::{ApiVersionResolver, HubSpokeConverter};
+use capi_machinepool::rollout::control_plane::{ControlPlaneInputError, ControlPlaneVersions};
+use capi_machinepool::rollout::skew::{SkewFinding, VersionAt};
+use capi_machinepool::status::typed::{
     AnyMachinePool, ExternalObject, TypedInputError, apply_to, verdict_of,
 };
-use capi_machinepool_status::{External, Inputs, MachinePoolMachines, UpgradeVerdict};
+use capi_machinepool::status::{External, Inputs, MachinePoolMachines, UpgradeVerdict};
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
@@ -119,7 +119,12 @@ pub fn ready_condition(pool: &v1beta1::FooMachinePool) -> Condition {
         ..Default::default()
     };
     summary(pool, "Ready", &opts).unwrap_or_else(|e| {
-        capi_conditions::new_condition("Ready", "Unknown", "InternalError", &e.to_string())
+        capi_machinepool::conditions::new_condition(
+            "Ready",
+            "Unknown",
+            "InternalError",
+            &e.to_string(),
+        )
     })
 }
 

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use capi_machinepool_api::v1beta1::LegacyCondition;
-use capi_machinepool_conversion::{
+use capi_machinepool::api::v1beta1::LegacyCondition;
+use capi_machinepool::conversion::{
     ApiVersionResolver, ConversionError, LosslessSpoke, recover_bool,
 };
 use kube::CustomResource;

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use capi_machinepool_api::v1beta1::LegacyCondition;
+use capi_machinepool::api::v1beta1::LegacyCondition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::CustomResource;
 use schemars::JsonSchema;
@@ -141,11 +141,11 @@ pub struct FooMachinePoolTemplateResource {
     pub spec: FooMachinePoolSpec,
 }
 
-impl capi_machinepool_conversion::Hub for FooMachinePool {}
+impl capi_machinepool::conversion::Hub for FooMachinePool {}
 
 /// The template is a hub too, so that a second version can be added as a spoke (its
 /// conversion then decodes spec-less objects of this version: every spec field defaults).
-impl capi_machinepool_conversion::Hub for FooMachinePoolTemplate {}
+impl capi_machinepool::conversion::Hub for FooMachinePoolTemplate {}
 
 // Conditions live in `status.conditions`; kind, name and generation come from `Resource`.
-capi_conditions::impl_conditions!(FooMachinePool => status?.conditions);
+capi_machinepool::conditions::impl_conditions!(FooMachinePool => status?.conditions);

@@ -1,14 +1,14 @@
 //! FooMachinePool converts losslessly through the webhook, in both directions (upstream's
 //! `util/conversion` FuzzTestFunc: "hub-spoke-hub" and "spoke-hub-spoke"), with
-//! `capi_machinepool_testing::assert_lossless`; and that helper finds a spoke that drops a
+//! `capi_machinepool::testing::assert_lossless`; and that helper finds a spoke that drops a
 //! field without saving it in the conversion-data annotation.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use capi_machinepool_conversion::{
+use capi_machinepool::conversion::{
     ApiVersionResolver, ConversionError, HubSpokeConverter, LosslessSpoke, StaticResolver,
 };
-use capi_machinepool_testing::strategies::{condition, key, legacy_condition, list, map, meta, s};
-use capi_machinepool_testing::{Options, assert_lossless, check_lossless};
+use capi_machinepool::testing::strategies::{condition, key, legacy_condition, list, map, meta, s};
+use capi_machinepool::testing::{Options, assert_lossless, check_lossless};
 use foo_provider::{converter, v1alpha1, v1beta1};
 use proptest::option;
 use proptest::prelude::*;

@@ -2,9 +2,9 @@
 //! computes its Ready condition.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use capi_conditions::{new_condition, set};
-use capi_contract_check::{CheckOptions, CrdInput, Outcome, check, check_crds};
-use capi_machinepool_conversion::{StaticResolver, review};
+use capi_machinepool::check::{CheckOptions, CrdInput, Outcome, check, check_crds};
+use capi_machinepool::conditions::{new_condition, set};
+use capi_machinepool::conversion::{StaticResolver, review};
 use foo_provider::{converter, node_report, ready_condition, skew_gate, status_update, v1beta1};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
@@ -211,8 +211,8 @@ fn node_report_names_ids_without_nodes_and_near_misses() {
 /// policy). A control plane the Cluster does not name is an error, never judged against.
 #[test]
 fn skew_gate_refuses_a_kubelet_newer_than_the_control_plane() {
-    use capi_machinepool_api::views::Cluster;
-    use capi_machinepool_rollout::Severity;
+    use capi_machinepool::api::views::Cluster;
+    use capi_machinepool::rollout::Severity;
     use kube::core::DynamicObject;
     let docs = capi_test_support::yaml_docs("clusters/aws-kubeadm.yaml");
     let doc = |kind: &str| docs.iter().find(|d| d["kind"] == kind).unwrap().clone();
@@ -251,9 +251,9 @@ fn skew_gate_refuses_a_kubelet_newer_than_the_control_plane() {
 /// infrastructure, a managed pool's `dataSecretName: ""`, and that status.
 #[test]
 fn upgrade_gate_waits_for_every_kubelet() {
-    use capi_machinepool_api::v1beta2::MachinePool;
-    use capi_machinepool_conversion::machine_pool::from_hub;
-    use capi_machinepool_status::upgrade::{Counter, Pending};
+    use capi_machinepool::api::v1beta2::MachinePool;
+    use capi_machinepool::conversion::machine_pool::from_hub;
+    use capi_machinepool::status::upgrade::{Counter, Pending};
     use foo_provider::upgrade_gate;
     let mut doc = capi_test_support::yaml_docs("corpus/objects/machine-pool.yaml")
         .into_iter()
@@ -284,7 +284,7 @@ fn upgrade_gate_waits_for_every_kubelet() {
 
     // As upstream wrote it, every counter claims the upgrade done; only status.versions says
     // otherwise.
-    let upstream = capi_machinepool_status::upgrade_verdict(&started);
+    let upstream = capi_machinepool::status::upgrade_verdict(&started);
     assert!(
         !upstream
             .pending()

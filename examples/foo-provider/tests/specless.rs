@@ -6,10 +6,10 @@
 //! without one fails with `missing field ...` and the review answers Failure.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use capi_machinepool_conversion::{
+use capi_machinepool::conversion::{
     ApiVersionResolver, ConversionError, HubSpokeConverter, LosslessSpoke, StaticResolver,
 };
-use capi_machinepool_testing::convert_via_review;
+use capi_machinepool::testing::convert_via_review;
 use foo_provider::{converter, v1alpha1, v1beta1};
 use serde_json::{Value, json};
 

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::report::{Outcome, Report};
+use crate::report::{Finding, Outcome, Report, Subject};
 
 use super::printable;
 
@@ -19,69 +19,9 @@ use super::printable;
 pub fn text(report: &Report, verbose: bool) -> String {
     let mut out = String::new();
     for (subject, findings) in report.grouped() {
-        let contract = findings.first().map(|f| f.contract);
-        let mixed = findings.iter().any(|f| Some(f.contract) != contract);
-        let name = printable(&subject.to_string());
-        match contract {
-            Some(c) if !mixed => {
-                let _ = writeln!(out, "{name} (contract {c})");
-            }
-            _ => {
-                let _ = writeln!(out, "{name}");
-            }
-        }
-        if let Some(source) = &subject.source {
-            let _ = writeln!(out, "  from {}", printable(&source.to_string()));
-        }
-        // Rules whose every check passed for this subject (a rule with any other outcome is
-        // listed with its findings instead).
-        let mut passed: Vec<&str> = Vec::new();
-        for f in &findings {
-            let all_pass = findings
-                .iter()
-                .filter(|g| g.rule.id == f.rule.id)
-                .all(|g| g.outcome == Outcome::Pass);
-            if all_pass && !passed.contains(&f.rule.id) {
-                passed.push(f.rule.id);
-            }
-        }
-        for f in findings {
-            if f.outcome == Outcome::Pass && !verbose {
-                continue;
-            }
-            let contract_note = if mixed {
-                format!(" (contract {})", f.contract)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                out,
-                "  {:<4} {:<6} {:<28} {}{contract_note}",
-                f.outcome,
-                f.level,
-                f.rule.id,
-                printable(&f.path)
-            );
-            let _ = writeln!(out, "       {}", printable(&f.message));
-            if !f.fix.is_empty() && f.outcome != Outcome::Pass {
-                let _ = writeln!(out, "       fix: {}", printable(&f.fix));
-            }
-        }
-        if !passed.is_empty() {
-            let _ = writeln!(out, "  pass: {}", passed.join(", "));
-        }
+        subject_block(&mut out, subject, &findings, verbose);
     }
-    if verbose {
-        for s in &report.skipped {
-            let _ = writeln!(out, "skipped: {}", printable(s));
-        }
-    } else if !report.skipped.is_empty() {
-        let _ = writeln!(
-            out,
-            "skipped: {} input(s) that are not InfraMachinePools or their templates (verbose output lists them)",
-            report.skipped.len()
-        );
-    }
+    skipped(&mut out, report, verbose);
     let verdict = if report.has_failures() {
         "FAILED (a MUST rule is violated)"
     } else {
@@ -96,4 +36,84 @@ pub fn text(report: &Report, verbose: bool) -> String {
         report.count(Outcome::Pass)
     );
     out
+}
+
+/// One subject: its name (with the contract when all its findings share one), where it was
+/// read, its findings, and the rules that fully passed.
+fn subject_block(out: &mut String, subject: &Subject, findings: &[&Finding], verbose: bool) {
+    let contract = findings.first().map(|f| f.contract);
+    let mixed = findings.iter().any(|f| Some(f.contract) != contract);
+    let name = printable(&subject.to_string());
+    match contract {
+        Some(c) if !mixed => {
+            let _ = writeln!(out, "{name} (contract {c})");
+        }
+        _ => {
+            let _ = writeln!(out, "{name}");
+        }
+    }
+    if let Some(source) = &subject.source {
+        let _ = writeln!(out, "  from {}", printable(&source.to_string()));
+    }
+    for f in findings {
+        if f.outcome == Outcome::Pass && !verbose {
+            continue;
+        }
+        finding(out, f, mixed);
+    }
+    let passed = fully_passed(findings);
+    if !passed.is_empty() {
+        let _ = writeln!(out, "  pass: {}", passed.join(", "));
+    }
+}
+
+/// Rules whose every check passed for this subject (a rule with any other outcome is listed
+/// with its findings instead), in order of first finding.
+fn fully_passed<'f>(findings: &[&'f Finding]) -> Vec<&'f str> {
+    let mut passed: Vec<&str> = Vec::new();
+    for f in findings {
+        let all_pass = findings
+            .iter()
+            .filter(|g| g.rule.id == f.rule.id)
+            .all(|g| g.outcome == Outcome::Pass);
+        if all_pass && !passed.contains(&f.rule.id) {
+            passed.push(f.rule.id);
+        }
+    }
+    passed
+}
+
+fn finding(out: &mut String, f: &Finding, mixed: bool) {
+    let contract_note = if mixed {
+        format!(" (contract {})", f.contract)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "  {:<4} {:<6} {:<28} {}{contract_note}",
+        f.outcome,
+        f.level,
+        f.rule.id,
+        printable(&f.path)
+    );
+    let _ = writeln!(out, "       {}", printable(&f.message));
+    if !f.fix.is_empty() && f.outcome != Outcome::Pass {
+        let _ = writeln!(out, "       fix: {}", printable(&f.fix));
+    }
+}
+
+/// The skipped inputs: each with `verbose`, else one line counting them.
+fn skipped(out: &mut String, report: &Report, verbose: bool) {
+    if verbose {
+        for s in &report.skipped {
+            let _ = writeln!(out, "skipped: {}", printable(&s.to_string()));
+        }
+    } else if !report.skipped.is_empty() {
+        let _ = writeln!(
+            out,
+            "skipped: {} input(s) that are not InfraMachinePools or their templates (verbose output lists them)",
+            report.skipped.len()
+        );
+    }
 }

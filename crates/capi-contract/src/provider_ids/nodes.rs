@@ -148,6 +148,27 @@ pub struct UpstreamView {
     pub ready_replicas: usize,
 }
 
+impl UpstreamView {
+    /// True when upstream reports the pool's replicas ready (`status.replicas` equals both
+    /// its ready replicas and its Node references) although fewer distinct Nodes exist: a
+    /// provider ID listed twice counts one Node twice (upstream's `getNodeReferences` appends
+    /// one reference per listed occurrence).
+    ///
+    /// ```
+    /// use capi_contract::provider_ids::UpstreamView;
+    /// let view = UpstreamView { node_refs: 3, distinct_nodes: 2, ready_replicas: 3 };
+    /// assert!(view.overcounts_ready(Some(3)));
+    /// assert!(!view.overcounts_ready(Some(2)) && !view.overcounts_ready(None));
+    /// ```
+    #[must_use]
+    pub fn overcounts_ready(&self, status_replicas: Option<i64>) -> bool {
+        let looks_ready = status_replicas.is_some_and(|n| {
+            usize::try_from(n).is_ok_and(|n| n == self.ready_replicas && n == self.node_refs)
+        });
+        looks_ready && self.distinct_nodes < self.node_refs
+    }
+}
+
 /// The outcome of matching one pool's `providerIDList` with Node objects. Every list is sorted.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

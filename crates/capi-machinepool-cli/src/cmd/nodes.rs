@@ -1,6 +1,6 @@
-//! `capi-machinepool check --objects POOL.yaml --nodes NODES.yaml`: matches the
-//! `spec.providerIDList` of every object of `--objects` (MachinePools or InfraMachinePools) with
-//! the workload cluster's Nodes, the way upstream's MachinePool controller does, and explains
+//! `capi-machinepool nodes --objects POOL.yaml --nodes NODES.yaml` (alias: `check --objects
+//! POOL.yaml --nodes NODES.yaml`): matches the `spec.providerIDList` of every object of
+//! `--objects` (MachinePools or InfraMachinePools) with the workload cluster's Nodes, the way upstream's MachinePool controller does, and explains
 //! what goes wrong (cluster-api#10541, #8258, #8856). All pools are matched together: a Node no
 //! given pool lists is no pool's error. The work is `capi_contract::provider_ids::match_pools`;
 //! this module reads and renders.
@@ -280,10 +280,7 @@ fn render_upstream(out: &mut String, p: &Pool, r: &NodeReport) {
         "  upstream: {} Node references to {} distinct Nodes, {} ready replicas (status.replicas {replicas})",
         u.node_refs, u.distinct_nodes, u.ready_replicas
     );
-    let looks_ready = p.replicas.is_some_and(|n| {
-        usize::try_from(n).is_ok_and(|n| n == u.ready_replicas && n == u.node_refs)
-    });
-    if looks_ready && u.distinct_nodes < u.node_refs {
+    if u.overcounts_ready(p.replicas) {
         let _ = writeln!(
             out,
             "  ERROR upstream marks the replicas ready, but only {} distinct Nodes exist",
@@ -392,7 +389,7 @@ pub fn run(objects: &Path, nodes: &Path, format: Format) -> Result<ExitCode, Fai
         Format::Text => text(&pools, &report, node_list.len()),
         Format::Json => json(&pools, &report)?,
         Format::Junit | Format::Github => {
-            return Err("--nodes supports --format text and json".to_owned().into());
+            return Err("nodes supports --format text and json".to_owned().into());
         }
     };
     let mut out = Output::stdout();

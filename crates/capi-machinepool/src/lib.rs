@@ -1,0 +1,165 @@
+//! Cluster API MachinePools for Rust, through one door.
+//!
+//! This crate re-exports the workspace's crates, each behind a feature, as kube-rs's `kube`
+//! re-exports `kube-core`, `kube-runtime` and `kube-derive`. Depend on it, import from
+//! [`prelude`] for the common provider path, and reach the rest through the modules below.
+//! The split crates stay published for those who want one piece (their names are given with
+//! each module).
+//!
+//! | Module | Crate | Feature | What |
+//! |---|---|---|---|
+//! | [`api`] | `capi-machinepool-api` | always | MachinePool `v1beta1`/`v1beta2` types, Go-exact JSON, the CRD, typed views, SSA bodies |
+//! | [`diagnostics`] | `capi-diagnostics` | always | [`Severity`](diagnostics::Severity), escaped excerpts of input, error chains |
+//! | [`versions`] | `capi-versions` | always | [`GroupVersion`](versions::GroupVersion), [`KubeVersion`](versions::KubeVersion) |
+//! | `conversion` | `capi-machinepool-conversion` | `conversion` (default) | hub/spoke conversion, `LosslessSpoke`, ConversionReview |
+//! | `contract` | `capi-contract` | `contract` (default) | contract labels, field accessors, readers, providerIDList and Node matching |
+//! | `conditions` | `capi-conditions` | `conditions` (default) | generic v1beta2 conditions: set, mirror, summary, Paused |
+//! | `status` | `capi-machinepool-status` | `status` (default) | MachinePool conditions and counters, the upgrade gate |
+//! | `rollout` | `capi-machinepool-rollout` | `rollout` (default) | version skew policy, control plane versions, update changes |
+//! | `admission` | `capi-machinepool-admission` | `admission` | upstream's defaulting and validation, with JSON schemas |
+//! | `check` | `capi-contract-check` | `check` | the InfraMachinePool contract checker (a provider's unit tests) |
+//! | `manifests` | `capi-manifests` | `manifests` | YAML streams, trees, the kustomize emulator |
+//! | `testing` | `capi-machinepool-testing` | `testing` | proptest strategies, lossless round-trip properties |
+//!
+//! The default features are what a provider's controller and conversion webhook need; none
+//! of them compiles a YAML parser or a JSON-schema validator. A provider's unit tests add
+//! `check` (as a dev-dependency feature).
+//!
+//! Like every library crate of the workspace, this one selects no k8s-openapi Kubernetes
+//! version: the binary does (a `k8s-openapi` feature such as `v1_33`, or
+//! `K8S_OPENAPI_ENABLED_VERSION`).
+//!
+//! # The provider path
+//!
+//! ```
+//! use capi_machinepool::prelude::*;
+//!
+//! // The InfraMachinePool contract's fields, each with one path and a typed get/set.
+//! let mut pool = serde_json::json!({"spec": {"providerIDList": ["aws:///us-east-1a/i-1"]}});
+//! fields::infra_machine_pool::REPLICAS.set(&mut pool, 1);
+//! let reader = InfraMachinePoolReader::new(&pool, Contract::V1Beta2);
+//! assert_eq!(reader.replicas(), Ok(1));
+//! assert!(reader.provisioned().unwrap_err().is_missing(), "missing means not provisioned");
+//!
+//! // A MachinePool and its multi-version CRD.
+//! let mp = v1beta2::MachinePool::new("workers", Default::default());
+//! assert_eq!(mp.metadata.name.as_deref(), Some("workers"));
+//! assert_eq!(machine_pool_crd().spec.versions.len(), 2);
+//!
+//! // Versions, parsed once.
+//! let v: KubeVersion = "v1.35.0".parse().unwrap();
+//! assert!(v > KubeVersion::parse("v1.35.0-rc.1").unwrap());
+//! assert_eq!(GroupVersion::parse("cluster.x-k8s.io/v1beta2").unwrap().version, "v1beta2");
+//! ```
+//!
+//! Gate on a MachinePool upgrade (`status`): the pool below still runs v1.34.2 on its one
+//! replica although its template says v1.35.0.
+//!
+//! ```
+//! use capi_machinepool::prelude::*;
+//! let pool: v1beta2::MachinePool = serde_json::from_value(serde_json::json!({
+//!   "metadata": {"name": "pool", "generation": 2},
+//!   "spec": {"clusterName": "c", "replicas": 1, "template": {"spec": {"clusterName": "c",
+//!     "version": "v1.35.0", "bootstrap": {"dataSecretName": ""},
+//!     "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "FooMachinePool", "name": "p"}}}},
+//!   "status": {"observedGeneration": 2, "replicas": 1, "readyReplicas": 1, "availableReplicas": 1,
+//!     "upToDateReplicas": 1, "versions": [{"version": "v1.34.2", "replicas": 1}]}})).unwrap();
+//! let verdict = upgrade_verdict(&pool);
+//! assert!(!verdict.is_complete());
+//! for why in verdict.pending() {
+//!     println!("{why}"); // status.versions has replicas not at v1.35.0: v1.34.2 (1)
+//! }
+//! ```
+//!
+//! A provider's unit test runs the contract checker (feature `check`) on its CRDs:
+//! `capi_machinepool::check::check(&[MyPool::crd(), MyPoolTemplate::crd()]).passes()`.
+#![deny(missing_docs)]
+
+/// Text shown to users and the one severity (crate `capi-diagnostics`).
+pub use capi_diagnostics as diagnostics;
+/// The typed MachinePool API (crate `capi-machinepool-api`).
+pub use capi_machinepool_api as api;
+/// API group/versions and Kubernetes release versions (crate `capi-versions`).
+pub use capi_versions as versions;
+
+/// Hub/spoke conversion and ConversionReview handling (crate `capi-machinepool-conversion`).
+#[cfg(feature = "conversion")]
+pub use capi_machinepool_conversion as conversion;
+
+/// The runtime InfraMachinePool contract (crate `capi-contract`).
+#[cfg(feature = "contract")]
+pub use capi_contract as contract;
+
+/// Generic v1beta2 conditions (crate `capi-conditions`).
+#[cfg(feature = "conditions")]
+pub use capi_conditions as conditions;
+
+/// MachinePool conditions, counters and the upgrade gate (crate `capi-machinepool-status`).
+#[cfg(feature = "status")]
+pub use capi_machinepool_status as status;
+
+/// Version skew, control plane versions and update changes (crate `capi-machinepool-rollout`).
+#[cfg(feature = "rollout")]
+pub use capi_machinepool_rollout as rollout;
+
+/// Defaulting and validation (crate `capi-machinepool-admission`).
+#[cfg(feature = "admission")]
+pub use capi_machinepool_admission as admission;
+
+/// The InfraMachinePool contract checker (crate `capi-contract-check`).
+#[cfg(feature = "check")]
+pub use capi_contract_check as check;
+
+/// YAML manifests and the kustomize emulator (crate `capi-manifests`).
+#[cfg(feature = "manifests")]
+pub use capi_manifests as manifests;
+
+/// proptest strategies and round-trip properties for provider tests (crate
+/// `capi-machinepool-testing`).
+#[cfg(feature = "testing")]
+pub use capi_machinepool_testing as testing;
+
+/// Re-export of k8s-openapi (no Kubernetes version selected).
+pub use capi_machinepool_api::k8s_openapi;
+/// Re-export of kube-core.
+pub use capi_machinepool_api::kube_core;
+
+/// What a provider's controller and conversion webhook import: `use
+/// capi_machinepool::prelude::*;`. Items come from the enabled features only.
+pub mod prelude {
+    pub use capi_diagnostics::Severity;
+    pub use capi_machinepool_api::ssa::{StatusApply, status_apply};
+    pub use capi_machinepool_api::views::{Cluster, Machine, owner_machine_pool};
+    pub use capi_machinepool_api::{machine_pool_crd, v1beta1, v1beta2};
+    pub use capi_versions::{GroupVersion, KubeVersion};
+
+    #[cfg(feature = "conversion")]
+    pub use capi_machinepool_conversion::{
+        ApiVersionResolver, ConversionError, ConverterSet, CrdResolver, HubSpokeConverter,
+        LosslessSpoke, machine_pool_converter,
+    };
+
+    #[cfg(feature = "contract")]
+    pub use capi_contract::labels::add_contract_labels;
+    #[cfg(feature = "contract")]
+    pub use capi_contract::provider_ids::{NodeReport, match_node_objects, match_pools};
+    #[cfg(feature = "contract")]
+    pub use capi_contract::reader::{InfraMachinePoolReader, ReadError, ReadResultExt};
+    #[cfg(feature = "contract")]
+    pub use capi_contract::{Contract, fields};
+
+    #[cfg(feature = "conditions")]
+    pub use capi_conditions::paused::set_paused;
+    #[cfg(feature = "conditions")]
+    pub use capi_conditions::summary::{SummaryOptions, summary};
+    #[cfg(feature = "conditions")]
+    pub use capi_conditions::{Condition, is_true, new_condition, set};
+
+    #[cfg(feature = "status")]
+    pub use capi_machinepool_status::{UpgradeVerdict, apply_to, upgrade_verdict, verdict_of};
+
+    #[cfg(feature = "rollout")]
+    pub use capi_machinepool_rollout::control_plane::ControlPlaneVersions;
+    #[cfg(feature = "rollout")]
+    pub use capi_machinepool_rollout::skew::{SkewFinding, VersionAt};
+}
