@@ -54,74 +54,19 @@ use serde::ser::SerializeStruct;
 use crate::v1beta2::{MachinePool, MachinePoolStatus};
 
 /// A server-side apply body for the status subresource of a `K`: `apiVersion`, `kind`,
-/// `metadata.name`, `metadata.namespace` (when given) and `status`, in that order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StatusApply<K, S> {
-    name: String,
-    namespace: Option<String>,
-    status: S,
-    kind: PhantomData<fn() -> K>,
-}
-
-impl<K, S> StatusApply<K, S> {
-    /// The object's name.
-    #[must_use]
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The object's namespace (`None` for a cluster-scoped kind).
-    #[must_use]
-    pub fn namespace(&self) -> Option<&str> {
-        self.namespace.as_deref()
-    }
-
-    /// The status applied.
-    #[must_use]
-    pub fn status(&self) -> &S {
-        &self.status
-    }
-}
-
-/// The metadata of an apply body: name and namespace only.
-#[derive(Serialize)]
-struct NameOnly<'a> {
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    namespace: Option<&'a str>,
-}
-
-impl<K: Resource<DynamicType = ()>, S: Serialize> Serialize for StatusApply<K, S> {
-    fn serialize<Ser: serde::Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        let mut body = serializer.serialize_struct("StatusApply", 4)?;
-        body.serialize_field("apiVersion", &K::api_version(&()))?;
-        body.serialize_field("kind", &K::kind(&()))?;
-        body.serialize_field(
-            "metadata",
-            &NameOnly {
-                name: &self.name,
-                namespace: self.namespace.as_deref(),
-            },
-        )?;
-        body.serialize_field("status", &self.status)?;
-        body.end()
-    }
-}
+/// `metadata.name`, `metadata.namespace` (when given) and `status`, in that order: the
+/// generic [`Apply`] body with a status only. Built by [`status_apply`].
+pub type StatusApply<K, S> = Apply<K, Unset, S>;
 
 /// The status apply body of the `K` named `name` (in `namespace`, `None` for a cluster-scoped
-/// kind) holding `status`.
+/// kind) holding `status`: `apply(name, namespace).status(status)`.
 #[must_use]
 pub fn status_apply<K: Resource<DynamicType = ()>, S: Serialize>(
     name: &str,
     namespace: Option<&str>,
     status: S,
 ) -> StatusApply<K, S> {
-    StatusApply {
-        name: name.to_owned(),
-        namespace: namespace.map(str::to_owned),
-        status,
-        kind: PhantomData,
-    }
+    apply(name, namespace).status(status)
 }
 
 /// What [`Apply`] leaves out: no spec, or no status (never printed).

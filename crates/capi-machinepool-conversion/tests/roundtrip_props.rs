@@ -52,14 +52,7 @@ fn normalize_spoke(mut mp: v1beta1::MachinePool, pick: usize) -> v1beta1::Machin
     whole_seconds(&mut spec.node_drain_timeout);
     whole_seconds(&mut spec.node_volume_detach_timeout);
     whole_seconds(&mut spec.node_deletion_timeout);
-    if mp
-        .status
-        .v1beta2
-        .as_ref()
-        .is_some_and(|b| *b == v1beta1::MachinePoolV1Beta2Status::default())
-    {
-        mp.status.v1beta2 = None;
-    }
+    go_normalized::empty_v1beta2_status(&mut mp);
     mp
 }
 

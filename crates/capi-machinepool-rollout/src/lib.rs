@@ -26,7 +26,10 @@
 //! build.
 //!
 #![cfg_attr(feature = "validation", doc = "[`Validation`]: crate::Validation")]
-#![cfg_attr(feature = "validation", doc = "[`ValidationReport`]: crate::ValidationReport")]
+#![cfg_attr(
+    feature = "validation",
+    doc = "[`ValidationReport`]: crate::ValidationReport"
+)]
 #![cfg_attr(
     not(feature = "validation"),
     doc = "[`Validation`]: https://docs.rs/capi-machinepool-rollout/latest/capi_machinepool_rollout/struct.Validation.html"

@@ -160,6 +160,13 @@ pub fn semantic<K: Resource>(mut object: K) -> K {
 /// is none (a hub without v1beta2 status fields converts to a spoke without the block).
 pub fn v1beta1_json(mp: v1beta1::MachinePool) -> v1beta1::MachinePool {
     let mut mp = v1beta1(mp);
+    empty_v1beta2_status(&mut mp);
+    mp
+}
+
+/// An empty `status.v1beta2` block of a v1beta1 MachinePool is none: a hub without v1beta2
+/// status fields converts to a spoke without the block.
+pub fn empty_v1beta2_status(mp: &mut v1beta1::MachinePool) {
     if mp
         .status
         .v1beta2
@@ -168,5 +175,4 @@ pub fn v1beta1_json(mp: v1beta1::MachinePool) -> v1beta1::MachinePool {
     {
         mp.status.v1beta2 = None;
     }
-    mp
 }

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use capi_manifests::{Limits, kustomize::require_emulated, load::load};
+use capi_manifests::{Limits, ManifestError, kustomize::require_emulated, load::load};
 use capi_test_support::fixture;
 use capi_test_support::kubectl::{self, checked_parts as read};
 use serde_json::Value;
@@ -53,8 +53,45 @@ fn every_fixture_tree_renders_like_kubectl_kustomize() {
                 "{}: kubectl refuses it, the emulator renders it",
                 dir.display()
             ),
-            // Refused by both, or not emulated (an error naming the field).
-            (_, Err(_)) => {}
+            // kubectl renders it: the emulator may only say what it does not emulate.
+            (Some(_), Err(e)) => assert!(
+                matches!(e, ManifestError::NotEmulated { .. }),
+                "{}: kubectl renders it, the emulator fails: {e}",
+                dir.display()
+            ),
+            // Refused by both.
+            (None, Err(_)) => {}
+        }
+    }
+}
+
+/// kustomize applies a kustomization's `components` before its own patches, so a patch may
+/// remove what a component added (tests/fixtures/kustomize-trees/components-then-patch,
+/// recorded in its README: kubectl renders it, and refuses the same tree without the
+/// component). The emulator does not run components: its patch fails, and it reports the
+/// component as not emulated rather than the patch as refused.
+#[test]
+fn a_patch_relying_on_a_component_is_reported_as_the_component_not_emulated() {
+    let dir = fixture("kustomize-trees/components-then-patch");
+    match load(std::slice::from_ref(&dir), Limits::default()) {
+        Err(ManifestError::NotEmulated { path, field }) => {
+            assert_eq!(field, "components");
+            assert!(
+                path.ends_with("components-then-patch/kustomization.yaml"),
+                "{path}"
+            );
+        }
+        other => panic!("expected components not emulated, got {other:?}"),
+    }
+    if kubectl::available() {
+        let rendered = kubectl_render(&dir).expect("kubectl renders the tree");
+        assert_eq!(rendered.len(), 2);
+        for crd in &rendered {
+            assert!(
+                crd["metadata"]["annotations"]
+                    .get("example.com/from-component")
+                    .is_none()
+            );
         }
     }
 }

@@ -11,7 +11,9 @@ pub fn bin() -> Command {
 }
 
 /// Runs the binary with `args`, feeding `stdin` when given (standard input is closed either
-/// way, so a command reading `-` never waits).
+/// way, so a command reading `-` never waits). The input is written from a thread while the
+/// output is read, so a large output never blocks the child; a child that exits without
+/// reading all of its input (a command-line error) closes the pipe, which is not a failure.
 pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = bin()
         .args(args)
@@ -20,11 +22,20 @@ pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    if let Some(input) = stdin {
-        child.stdin.take().unwrap().write_all(input).unwrap();
-    }
+    let writer = stdin.map(|input| {
+        let mut pipe = child.stdin.take().unwrap();
+        let input = input.to_vec();
+        std::thread::spawn(move || match pipe.write_all(&input) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            written => written.unwrap(),
+        })
+    });
     drop(child.stdin.take());
-    child.wait_with_output().unwrap()
+    let output = child.wait_with_output().unwrap();
+    if let Some(writer) = writer {
+        writer.join().unwrap();
+    }
+    output
 }
 
 /// Standard output as text (lossy).

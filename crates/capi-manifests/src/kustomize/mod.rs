@@ -104,11 +104,36 @@ fn build_with(
     let mut resources = ctx.accumulate_resources(&fields, depth)?;
     ctx.refuse_duplicates(&resources)?;
     ctx.refuse_missing_files(&fields)?;
-    ctx.apply_legacy_strategic_merge(&mut resources, &fields)?;
-    ctx.apply_patch_list(&mut resources, &fields, "patches")?;
-    ctx.add_labels_and_annotations(&mut resources, &fields)?;
-    ctx.apply_patch_list(&mut resources, &fields, "patchesJson6902")?;
+    if let Err(error) = ctx.transform(&mut resources, &fields) {
+        return Err(unseen_cause(&ctx.notes, &resources, error));
+    }
     Ok(ctx.finish(resources))
+}
+
+/// A transformation that fails after something that could change the resources was not
+/// emulated (kustomize applies `components` before the kustomization's own patches, so a patch
+/// may rely on a label a component adds) is reported as that field not emulated, not as the
+/// emulator's own failure: without it the emulator cannot tell whether kustomize would fail.
+/// The kustomization's own notes come first, then the caveats its resources carry from nested
+/// kustomizations; without either, the error stands.
+fn unseen_cause(notes: &[Note], resources: &[Document], error: ManifestError) -> ManifestError {
+    let own = notes
+        .iter()
+        .find(|n| n.may_change_resources)
+        .map(|n| (n.file.as_str(), n.field.as_str()));
+    let nested = || {
+        resources
+            .iter()
+            .flat_map(|d| &d.caveats)
+            .find_map(|c| c.rsplit_once(": "))
+    };
+    match own.or_else(nested) {
+        Some((path, field)) => ManifestError::NotEmulated {
+            path: path.to_owned(),
+            field: field.to_owned(),
+        },
+        None => error,
+    }
 }
 
 /// Refuses kustomizations nested deeper than the tree limit.
@@ -259,6 +284,19 @@ impl Ctx<'_> {
             path: self.shown.to_owned(),
             message,
         }
+    }
+
+    /// Kustomize's transformations in its order: legacy strategic merge patches, `patches`,
+    /// labels and annotations, `patchesJson6902`.
+    fn transform(
+        &mut self,
+        resources: &mut Vec<Document>,
+        fields: &Map<String, Value>,
+    ) -> Result<(), ManifestError> {
+        self.apply_legacy_strategic_merge(resources, fields)?;
+        self.apply_patch_list(resources, fields, "patches")?;
+        self.add_labels_and_annotations(resources, fields)?;
+        self.apply_patch_list(resources, fields, "patchesJson6902")
     }
 
     /// Adds the labels and annotations of `commonLabels`, `labels[].pairs` and
