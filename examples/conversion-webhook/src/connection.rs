@@ -8,7 +8,7 @@
 //! and asks the oldest open connection to close gracefully: an HTTP/1.1 connection closes
 //! after its response in flight (at once when idle), an HTTP/2 connection gets a GOAWAY and
 //! closes when its streams are done; a connection that never sent a request is closed at
-//! once. So clients that keep every slot busy (`GET /healthz` every few seconds, or HTTP/2
+//! once, unless it was admitted less than a second ago (its first request is on its way). So clients that keep every slot busy (`GET /healthz` every few seconds, or HTTP/2
 //! PINGs) cannot keep a new client (the API server) out.
 
 use std::collections::VecDeque;
@@ -56,6 +56,8 @@ pub struct ConnInfo {
     closing: AtomicBool,
     /// The connection's reader, woken to close a connection that never sent a request.
     waker: Mutex<Option<Waker>>,
+    /// When the connection was admitted.
+    opened: Instant,
 }
 
 impl ConnInfo {
@@ -131,21 +133,43 @@ impl<A> Limited<A> {
     }
 }
 
-/// Asks the oldest open connection that is not closing yet to close.
-fn evict_oldest(open: &Mutex<VecDeque<Weak<ConnInfo>>>) {
+/// How long a connection that has not sent a request yet is safe from eviction: the time a
+/// client admitted from the queue has to send its first request. Without it, clients that
+/// reconnect at once when closed evicted each other in turn, and a new client admitted
+/// between them was closed before its first request.
+const FIRST_REQUEST_GRACE: Duration = Duration::from_secs(1);
+
+/// How often a waiting connection that could not evict one (every open connection in its
+/// first-request grace) tries again.
+const EVICTION_RETRY: Duration = Duration::from_millis(100);
+
+/// Asks the oldest open connection that is not closing yet, and has sent a request or was
+/// opened over [`FIRST_REQUEST_GRACE`] ago, to close; closed and closing entries are dropped
+/// from the list on the way. Whether one was asked.
+fn evict_oldest(open: &Mutex<VecDeque<Weak<ConnInfo>>>) -> bool {
     let mut open = open.lock().unwrap_or_else(|e| e.into_inner());
-    while let Some(oldest) = open.pop_front() {
-        if let Some(info) = oldest.upgrade()
-            && !info.closing.load(Ordering::Relaxed)
-        {
-            info!(
-                graceful = info.has_handle(),
-                "closing the oldest connection for a waiting one"
-            );
-            info.close();
-            return;
-        }
+    open.retain(|w| {
+        w.upgrade()
+            .is_some_and(|info| !info.closing.load(Ordering::Relaxed))
+    });
+    let evictable = open.iter().position(|w| {
+        w.upgrade().is_some_and(|info| {
+            info.requests.load(Ordering::Relaxed) > 0
+                || info.opened.elapsed() >= FIRST_REQUEST_GRACE
+        })
+    });
+    if let Some(info) = evictable
+        .and_then(|i| open.remove(i))
+        .and_then(|w| w.upgrade())
+    {
+        info!(
+            graceful = info.has_handle(),
+            "closing the oldest connection for a waiting one"
+        );
+        info.close();
+        return true;
     }
+    false
 }
 
 type Accepted<S, V> = Pin<Box<dyn Future<Output = io::Result<(S, V)>> + Send>>;
@@ -175,13 +199,27 @@ where
                         warn!("connection refused: connection limit and queue full");
                         return Err(io::Error::other("connection limit reached"));
                     };
-                    evict_oldest(&this.open);
+                    // One eviction per waiting connection; while every open connection is
+                    // in its first-request grace, try again as the grace runs out. The
+                    // semaphore wait stays queued all along (first come, first served).
+                    let mut evicted = evict_oldest(&this.open);
                     let wait = Arc::clone(&this.permits).acquire_owned();
-                    match tokio::time::timeout(this.limits.queue_timeout, wait).await {
-                        Ok(Ok(permit)) => permit,
-                        _ => {
-                            warn!("connection refused: no slot within the queue timeout");
-                            return Err(io::Error::other("connection limit reached"));
+                    tokio::pin!(wait);
+                    let timeout = tokio::time::sleep(this.limits.queue_timeout);
+                    tokio::pin!(timeout);
+                    loop {
+                        tokio::select! {
+                            acquired = &mut wait => match acquired {
+                                Ok(permit) => break permit,
+                                Err(_) => return Err(io::Error::other("server shutting down")),
+                            },
+                            () = &mut timeout => {
+                                warn!("connection refused: no slot within the queue timeout");
+                                return Err(io::Error::other("connection limit reached"));
+                            }
+                            () = tokio::time::sleep(EVICTION_RETRY), if !evicted => {
+                                evicted = evict_oldest(&this.open);
+                            }
                         }
                     }
                 }
@@ -193,6 +231,7 @@ where
                 shutdown: Mutex::new(None),
                 closing: AtomicBool::new(false),
                 waker: Mutex::new(None),
+                opened: Instant::now(),
             });
             {
                 let mut open = this.open.lock().unwrap_or_else(|e| e.into_inner());
