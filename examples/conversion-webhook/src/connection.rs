@@ -8,8 +8,9 @@
 //! and asks the oldest open connection to close gracefully: an HTTP/1.1 connection closes
 //! after its response in flight (at once when idle), an HTTP/2 connection gets a GOAWAY and
 //! closes when its streams are done; a connection that never sent a request is closed at
-//! once, unless it was admitted less than a second ago (its first request is on its way). So clients that keep every slot busy (`GET /healthz` every few seconds, or HTTP/2
-//! PINGs) cannot keep a new client (the API server) out.
+//! once, unless it was admitted less than a second ago (its first request is on its way).
+//! So clients that keep every slot busy (`GET /healthz` every few seconds, or HTTP/2 PINGs)
+//! cannot keep a new client (the API server) out.
 
 use std::collections::VecDeque;
 use std::future::Future;
