@@ -224,6 +224,18 @@ fn shown<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|e| format!("<unprintable: {e}>"))
 }
 
+/// A round trip's result against what went in: equal, or a failure showing both.
+fn came_back_as<T: Serialize + PartialEq>(back: &T, expected: &T) -> Result<(), TestCaseError> {
+    if back == expected {
+        return Ok(());
+    }
+    Err(TestCaseError::fail(format!(
+        "came back as\n  {}\nexpected\n  {}",
+        shown(back),
+        shown(expected)
+    )))
+}
+
 /// hub -> spoke -> hub, then spoke -> hub -> spoke, through the webhook (module docs).
 ///
 /// # Errors
@@ -262,15 +274,7 @@ where
         let _: H = convert_via_review(converter, &bare, &hub_version)
             .map_err(|e| case_error(format!("a spoke with metadata only: {e}")))?;
         let back: H = convert_via_review(converter, &spoke, &hub_version).map_err(case_error)?;
-        let (back, expected) = (semantic(normalize_hub(back)), semantic(hub));
-        if back != expected {
-            return Err(TestCaseError::fail(format!(
-                "came back as\n  {}\nexpected\n  {}",
-                shown(&back),
-                shown(&expected)
-            )));
-        }
-        Ok(())
+        came_back_as(&semantic(normalize_hub(back)), &semantic(hub))
     });
     report("hub -> spoke -> hub", hub_spoke_hub)?;
 
@@ -290,15 +294,7 @@ where
                 shown(&back)
             )));
         }
-        let (back, expected) = (semantic(normalize_spoke(back)), semantic(spoke));
-        if back != expected {
-            return Err(TestCaseError::fail(format!(
-                "came back as\n  {}\nexpected\n  {}",
-                shown(&back),
-                shown(&expected)
-            )));
-        }
-        Ok(())
+        came_back_as(&semantic(normalize_spoke(back)), &semantic(spoke))
     });
     report("spoke -> hub -> spoke", spoke_hub_spoke)
 }
