@@ -346,6 +346,19 @@ pub async fn install_machine_pool_crd(client: &kube::Client) {
         .await;
 }
 
+/// The MachinePool of upstream's Docker example (tests/fixtures/corpus/objects, SOURCE in
+/// tests/fixtures/corpus/SOURCE-capi.txt).
+pub fn corpus_machine_pool() -> serde_json::Value {
+    let text = std::fs::read_to_string(capi_test_support::fixture(
+        "corpus/objects/machine-pool.yaml",
+    ))
+    .unwrap();
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(&text).unwrap();
+    docs.into_iter()
+        .find(|d| d["kind"] == "MachinePool")
+        .expect("the example has a MachinePool")
+}
+
 /// What the server sets itself on create, and what a create cannot set: removed from the
 /// object before it is sent. `status` is reset on create because the CRD enables the status
 /// subresource (Kubernetes docs, "Status subresource": "PUT/POST/PATCH requests to the custom

@@ -84,6 +84,43 @@ fn without_reference_namespaces(mut parts: Value) -> Value {
     parts
 }
 
+/// What a comparison of user parts leaves out on both sides.
+#[derive(Clone, Copy, Default)]
+struct Normalised {
+    /// The conversion-data annotation.
+    conversion_data: bool,
+    /// The namespaces of references.
+    reference_namespaces: bool,
+}
+
+impl Normalised {
+    fn parts(self, object: &Value) -> Value {
+        let mut parts = user_parts(object);
+        if self.conversion_data {
+            parts = without_conversion_data(parts);
+        }
+        if self.reference_namespaces {
+            parts = without_reference_namespaces(parts);
+        }
+        parts
+    }
+
+    /// `what: the server's object ... the other` when the user parts of the server's object
+    /// and of `(name, other)` differ.
+    fn difference(
+        self,
+        what: &str,
+        server: &Value,
+        (name, other): (&str, &Value),
+    ) -> Option<String> {
+        let (have, want) = (self.parts(server), self.parts(other));
+        (have != want).then(|| {
+            let label = format!("{name}:");
+            format!("{what}:\n  server:   {have}\n  {label:<10}{want}")
+        })
+    }
+}
+
 fn upstream_files() -> Vec<(String, Value)> {
     let dir = capi_test_support::fixture("conversion-upstream");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -164,45 +201,36 @@ async fn objects_read_at_the_other_version_equal_upstreams_conversion() {
             (Some(expected), Ok(_)) => {
                 let ns = namespace.unwrap_or(NAMESPACE);
                 let got = get(&client, ns, to, &name).await;
-                let mut want = user_parts(expected);
-                let mut have = user_parts(&got);
-                if had_status || to == "v1beta1" {
-                    want = without_conversion_data(want);
-                    have = without_conversion_data(have);
-                }
-                if namespace.is_none() {
-                    // Upstream converted an object without a namespace; the server's object
-                    // lives in `default`, which v1beta1 references inherit.
-                    want = without_reference_namespaces(want);
-                    have = without_reference_namespaces(have);
-                }
-                if want != have {
-                    failures.push(format!(
-                        "{stem} at {to}:\n  server:   {have}\n  upstream: {want}"
-                    ));
-                }
+                // Upstream converted an object without a namespace; the server's object
+                // lives in `default`, which v1beta1 references inherit.
+                let other_namespace = namespace.is_none();
+                let there = Normalised {
+                    conversion_data: had_status || to == "v1beta1",
+                    reference_namespaces: other_namespace,
+                };
+                failures.extend(there.difference(
+                    &format!("{stem} at {to}"),
+                    &got,
+                    ("upstream", expected),
+                ));
                 let got_back = get(&client, ns, from, &name).await;
                 if from == "v1beta2" {
                     // The storage version: read back without any conversion, as sent.
-                    let have = user_parts(&got_back);
-                    let want = user_parts(&object);
-                    if want != have {
-                        failures.push(format!(
-                            "{stem} back at {from}:\n  server:   {have}\n  sent:     {want}"
-                        ));
-                    }
+                    failures.extend(Normalised::default().difference(
+                        &format!("{stem} back at {from}"),
+                        &got_back,
+                        ("sent", &object),
+                    ));
                 } else if let Some(expected_back) = back.get("ok") {
-                    let mut want = without_conversion_data(user_parts(expected_back));
-                    let mut have = without_conversion_data(user_parts(&got_back));
-                    if namespace.is_none() {
-                        want = without_reference_namespaces(want);
-                        have = without_reference_namespaces(have);
-                    }
-                    if want != have {
-                        failures.push(format!(
-                            "{stem} back at {from}:\n  server:   {have}\n  upstream: {want}"
-                        ));
-                    }
+                    let back = Normalised {
+                        conversion_data: true,
+                        reference_namespaces: other_namespace,
+                    };
+                    failures.extend(back.difference(
+                        &format!("{stem} back at {from}"),
+                        &got_back,
+                        ("upstream", expected_back),
+                    ));
                 }
                 compared += 1;
             }
@@ -232,15 +260,7 @@ async fn corpus_machine_pool_round_trips_through_v1beta1() {
     };
     let client = server.client().await;
     capi_e2e::install_machine_pool_crd(&client).await;
-    let text = std::fs::read_to_string(capi_test_support::fixture(
-        "corpus/objects/machine-pool.yaml",
-    ))
-    .unwrap();
-    let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap();
-    let pool = docs
-        .into_iter()
-        .find(|d| d["kind"] == "MachinePool")
-        .expect("the example has a MachinePool");
+    let pool = capi_e2e::corpus_machine_pool();
     let object = capi_e2e::prepare_create(&pool, "corpus-worker-mp-0", NAMESPACE);
     create(&client, &object, NAMESPACE)
         .await

@@ -20,15 +20,7 @@ async fn status_apply_through_the_status_subresource() {
 
     // The MachinePool of upstream's Docker example (tests/fixtures/corpus/objects, SOURCE in
     // tests/fixtures/corpus/SOURCE-capi.txt).
-    let text = std::fs::read_to_string(capi_test_support::fixture(
-        "corpus/objects/machine-pool.yaml",
-    ))
-    .unwrap();
-    let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap();
-    let pool = docs
-        .into_iter()
-        .find(|d| d["kind"] == "MachinePool")
-        .expect("the example has a MachinePool");
+    let pool = capi_e2e::corpus_machine_pool();
     let name = pool["metadata"]["name"].as_str().unwrap().to_owned();
     let base = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinepools";
     let _: Value = client
