@@ -15,7 +15,7 @@
 
 use std::hint::black_box;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde::Serialize;
@@ -28,6 +28,9 @@ use k8s_crds_cluster_api::machinepools as k8s_crds_v1beta2;
 use kcr_cluster_x_k8s_io::v1beta1::machinepools as kcr_v1beta1;
 use kcr_cluster_x_k8s_io::v1beta2::machinepools as kcr_v1beta2;
 
+#[path = "inputs/realistic.rs"]
+mod realistic;
+
 const LIST_LEN: usize = 10_000;
 
 /// The fixture as a JSON value.
@@ -39,17 +42,72 @@ fn fixture(name: &str) -> Value {
     serde_saphyr::from_str(&text).unwrap()
 }
 
-/// One object as JSON bytes, and a list of `LIST_LEN` copies with distinct names.
-fn inputs(object: &Value) -> (Vec<u8>, Vec<u8>) {
-    let one = serde_json::to_vec(object).unwrap();
-    let list: Vec<Value> = (0..LIST_LEN)
-        .map(|i| {
-            let mut o = object.clone();
-            o["metadata"]["name"] = Value::String(format!("workers-{i}"));
-            o
-        })
-        .collect();
-    (one, serde_json::to_vec(&list).unwrap())
+/// The same value with every object's keys in sorted order (whatever `serde_json::Map` keeps).
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sorted(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Which order the keys of an input are in.
+#[derive(Clone, Copy)]
+enum KeyOrder {
+    /// Sorted (what a `serde_json::Value` or a YAML tool prints).
+    Sorted,
+    /// Go's field order (what the API server sends): printed from our typed object by
+    /// `wire::to_vec`, whose order the upstream-answers suite checks byte for byte.
+    Go,
+}
+
+/// Objects `0..n` of a shape, as one JSON document (an object for `n == 1`, else an array).
+fn input<T: DeserializeOwned + Serialize>(
+    objects: &dyn Fn(usize) -> Value,
+    n: usize,
+    order: KeyOrder,
+) -> Vec<u8> {
+    let values: Vec<Value> = (0..n).map(objects).collect();
+    let bytes = match order {
+        KeyOrder::Sorted => {
+            let values: Vec<Value> = values.iter().map(sorted).collect();
+            if n == 1 {
+                serde_json::to_vec(&values[0])
+            } else {
+                serde_json::to_vec(&values)
+            }
+        }
+        KeyOrder::Go => {
+            let typed: Vec<T> = values
+                .into_iter()
+                .map(|v| serde_json::from_value(v).unwrap())
+                .collect();
+            if n == 1 {
+                wire::to_vec(&typed[0])
+            } else {
+                wire::to_vec(&typed)
+            }
+        }
+    };
+    bytes.unwrap()
+}
+
+/// The fixture with object `i` named `workers-{i}`.
+fn numbered(object: &Value) -> impl Fn(usize) -> Value + '_ {
+    move |i| {
+        let mut o = object.clone();
+        o["metadata"]["name"] = Value::String(format!("workers-{i}"));
+        o
+    }
 }
 
 fn parse_print<T: DeserializeOwned + Serialize>(bytes: &[u8]) -> Vec<u8> {
@@ -121,12 +179,34 @@ fn report_lossless(version: &str, one: &[u8], contenders: &[Contender]) {
     }
 }
 
-fn run(c: &mut Criterion, version: &str, object: &Value, contenders: &[Contender]) {
-    let (one, list) = inputs(object);
-    report_lossless(version, &one, contenders);
+/// One row of the table: a version, a shape and a key order, for one object and for a list.
+struct Row<'a> {
+    version: &'static str,
+    shape: &'static str,
+    order: KeyOrder,
+    objects: &'a dyn Fn(usize) -> Value,
+}
+
+fn run<T: DeserializeOwned + Serialize>(
+    c: &mut Criterion,
+    row: &Row<'_>,
+    contenders: &[Contender],
+) {
+    let order = match row.order {
+        KeyOrder::Sorted => "sorted",
+        KeyOrder::Go => "go",
+    };
+    let one = input::<T>(row.objects, 1, row.order);
+    if matches!(row.order, KeyOrder::Go) {
+        report_lossless(&format!("{} {}", row.version, row.shape), &one, contenders);
+    }
+    let list = input::<T>(row.objects, LIST_LEN, row.order);
     for (size, bytes, elements) in [("1", &one, 1u64), ("10000", &list, LIST_LEN as u64)] {
-        let mut group = c.benchmark_group(format!("parse_print_{version}"));
-        group.sample_size(if elements == 1 { 100 } else { 10 });
+        let name = format!("{}/{}/{order}", row.version, row.shape);
+        let mut group = c.benchmark_group(format!("parse_print/{name}"));
+        group.sample_size(10);
+        group.warm_up_time(Duration::from_millis(500));
+        group.measurement_time(Duration::from_secs(if elements == 1 { 2 } else { 4 }));
         group.throughput(Throughput::Elements(elements));
         for contender in contenders {
             let f = if elements == 1 {
@@ -140,18 +220,33 @@ fn run(c: &mut Criterion, version: &str, object: &Value, contenders: &[Contender
         }
         group.finish();
         if benchmarking() {
-            interleaved(version, size, bytes, elements == 1, contenders);
+            interleaved(
+                &format!("{name} {size:>5}"),
+                bytes,
+                elements == 1,
+                contenders,
+            );
         }
     }
 }
 
 /// Criterion measures contenders one after the other, so a machine whose speed drifts (a
 /// shared CI runner) skews their ratios. This measures them in turns instead: each round
-/// times every contender once, in a rotating order, and the ratio to the first contender
-/// (ours) is taken within the round; the median over the rounds is printed.
-fn interleaved(version: &str, size: &str, bytes: &[u8], one: bool, contenders: &[Contender]) {
-    let (rounds, batch) = if one { (41, 2_000) } else { (15, 1) };
+/// times every contender once, in a rotating order, and the ratio of each peer's time to the
+/// first contender's (ours) is taken within the round; the median over the rounds is printed,
+/// with our median time per object.
+fn interleaved(row: &str, bytes: &[u8], one: bool, contenders: &[Contender]) {
+    let rounds = if one { 41 } else { 15 };
+    // About 20 ms per contender and round for one object.
+    let batch = if one {
+        let start = Instant::now();
+        black_box((contenders[0].one)(black_box(bytes)));
+        (0.02 / start.elapsed().as_secs_f64().max(1e-7)).clamp(10.0, 20_000.0) as usize
+    } else {
+        1
+    };
     let mut ratios = vec![Vec::with_capacity(rounds); contenders.len()];
+    let mut ours = Vec::with_capacity(rounds);
     for round in 0..rounds {
         let mut times = vec![0.0; contenders.len()];
         for k in 0..contenders.len() {
@@ -167,19 +262,24 @@ fn interleaved(version: &str, size: &str, bytes: &[u8], one: bool, contenders: &
             }
             times[i] = start.elapsed().as_secs_f64();
         }
+        ours.push(times[0] / batch as f64 / if one { 1.0 } else { LIST_LEN as f64 });
         for (i, t) in times.iter().enumerate() {
             ratios[i].push(t / times[0]);
         }
     }
-    for (contender, mut r) in contenders.iter().zip(ratios).skip(1) {
+    let median = |r: &mut Vec<f64>| {
         r.sort_by(f64::total_cmp);
-        eprintln!(
-            "interleaved {version} {size:>5}: {:<24} takes {:.3}x the time of {}",
-            contender.name,
-            r[r.len() / 2],
-            contenders[0].name
-        );
+        r[r.len() / 2]
+    };
+    let mut line = format!(
+        "interleaved {row}: {} {:.2} µs/object",
+        contenders[0].name,
+        median(&mut ours) * 1e6
+    );
+    for (contender, mut r) in contenders.iter().zip(ratios).skip(1) {
+        line.push_str(&format!(" | {} {:.3}", contender.name, median(&mut r)));
     }
+    eprintln!("{line}");
 }
 
 /// True under `cargo bench` (which passes `--bench`); `cargo test --all-targets` runs each
@@ -188,37 +288,88 @@ fn benchmarking() -> bool {
     std::env::args().any(|a| a == "--bench")
 }
 
+fn v1beta2_contenders() -> Vec<Contender> {
+    vec![
+        contender!("capi-machinepool-api", ours_v1beta2::MachinePool),
+        Contender {
+            name: "capi-machinepool-api+go",
+            one: parse_print_go::<ours_v1beta2::MachinePool>,
+            list: parse_print_go::<Vec<ours_v1beta2::MachinePool>>,
+        },
+        contender!("cluster-api-rs", cluster_api_rs_v1beta2::MachinePool),
+        contender!("k8s-crds-cluster-api", k8s_crds_v1beta2::MachinePool),
+        contender!("kcr_cluster_x_k8s_io", kcr_v1beta2::MachinePool),
+    ]
+}
+
+fn v1beta1_contenders() -> Vec<Contender> {
+    vec![
+        contender!("capi-machinepool-api", ours_v1beta1::MachinePool),
+        Contender {
+            name: "capi-machinepool-api+go",
+            one: parse_print_go::<ours_v1beta1::MachinePool>,
+            list: parse_print_go::<Vec<ours_v1beta1::MachinePool>>,
+        },
+        contender!("kcr_cluster_x_k8s_io", kcr_v1beta1::MachinePool),
+    ]
+}
+
+/// Rows to run: all, or those whose `version/shape/order` name contains `PEERS_ROWS`.
+fn selected(version: &str, shape: &str, order: KeyOrder) -> bool {
+    let order = match order {
+        KeyOrder::Sorted => "sorted",
+        KeyOrder::Go => "go",
+    };
+    std::env::var("PEERS_ROWS").map_or(true, |want| {
+        want.split(',')
+            .any(|w| format!("{version}/{shape}/{order}").contains(w))
+    })
+}
+
 fn bench(c: &mut Criterion) {
-    run(
-        c,
-        "v1beta2",
-        &fixture("v1beta2-every-field.yaml"),
-        &[
-            contender!("capi-machinepool-api", ours_v1beta2::MachinePool),
-            Contender {
-                name: "capi-machinepool-api+go",
-                one: parse_print_go::<ours_v1beta2::MachinePool>,
-                list: parse_print_go::<Vec<ours_v1beta2::MachinePool>>,
-            },
-            contender!("cluster-api-rs", cluster_api_rs_v1beta2::MachinePool),
-            contender!("k8s-crds-cluster-api", k8s_crds_v1beta2::MachinePool),
-            contender!("kcr_cluster_x_k8s_io", kcr_v1beta2::MachinePool),
-        ],
+    eprintln!(
+        "size of a MachinePool: ours v1beta2 {} v1beta1 {}, cluster-api-rs {}, k8s-crds-cluster-api {}, kcr v1beta2 {} v1beta1 {}",
+        std::mem::size_of::<ours_v1beta2::MachinePool>(),
+        std::mem::size_of::<ours_v1beta1::MachinePool>(),
+        std::mem::size_of::<cluster_api_rs_v1beta2::MachinePool>(),
+        std::mem::size_of::<k8s_crds_v1beta2::MachinePool>(),
+        std::mem::size_of::<kcr_v1beta2::MachinePool>(),
+        std::mem::size_of::<kcr_v1beta1::MachinePool>(),
     );
-    run(
-        c,
-        "v1beta1",
-        &fixture("v1beta1-every-field.yaml"),
-        &[
-            contender!("capi-machinepool-api", ours_v1beta1::MachinePool),
-            Contender {
-                name: "capi-machinepool-api+go",
-                one: parse_print_go::<ours_v1beta1::MachinePool>,
-                list: parse_print_go::<Vec<ours_v1beta1::MachinePool>>,
-            },
-            contender!("kcr_cluster_x_k8s_io", kcr_v1beta1::MachinePool),
-        ],
-    );
+    let fixture_v1beta2 = fixture("v1beta2-every-field.yaml");
+    let fixture_v1beta1 = fixture("v1beta1-every-field.yaml");
+    let fixture_v1beta2 = numbered(&fixture_v1beta2);
+    let fixture_v1beta1 = numbered(&fixture_v1beta1);
+    for order in [KeyOrder::Go, KeyOrder::Sorted] {
+        for (shape, objects) in [
+            ("fixture", &fixture_v1beta2 as &dyn Fn(usize) -> Value),
+            ("realistic", &realistic::v1beta2),
+        ] {
+            if selected("v1beta2", shape, order) {
+                let row = Row {
+                    version: "v1beta2",
+                    shape,
+                    order,
+                    objects,
+                };
+                run::<ours_v1beta2::MachinePool>(c, &row, &v1beta2_contenders());
+            }
+        }
+        for (shape, objects) in [
+            ("fixture", &fixture_v1beta1 as &dyn Fn(usize) -> Value),
+            ("realistic", &realistic::v1beta1),
+        ] {
+            if selected("v1beta1", shape, order) {
+                let row = Row {
+                    version: "v1beta1",
+                    shape,
+                    order,
+                    objects,
+                };
+                run::<ours_v1beta1::MachinePool>(c, &row, &v1beta1_contenders());
+            }
+        }
+    }
 }
 
 criterion_group!(benches, bench);
