@@ -283,9 +283,10 @@ fn interleaved(row: &str, bytes: &[u8], one: bool, contenders: &[Contender]) {
 }
 
 /// True under `cargo bench` (which passes `--bench`); `cargo test --all-targets` runs each
-/// criterion benchmark once as a test, and the interleaved measurement is skipped there.
+/// criterion benchmark once as a test, and the interleaved measurement is skipped there (and
+/// under `--profile-time`, so that a profile holds the one function profiled).
 fn benchmarking() -> bool {
-    std::env::args().any(|a| a == "--bench")
+    std::env::args().any(|a| a == "--bench") && !std::env::args().any(|a| a == "--profile-time")
 }
 
 fn v1beta2_contenders() -> Vec<Contender> {

@@ -142,9 +142,10 @@ fn interleaved(n: usize, body: &[u8], convert: &Contender<'_>) {
 }
 
 /// True under `cargo bench` (which passes `--bench`); `cargo test --all-targets` runs each
-/// criterion benchmark once as a test, and the interleaved measurement is skipped there.
+/// criterion benchmark once as a test, and the interleaved measurement is skipped there (and
+/// under `--profile-time`, so that a profile holds the one function profiled).
 fn benchmarking() -> bool {
-    std::env::args().any(|a| a == "--bench")
+    std::env::args().any(|a| a == "--bench") && !std::env::args().any(|a| a == "--profile-time")
 }
 
 fn bench(c: &mut Criterion) {

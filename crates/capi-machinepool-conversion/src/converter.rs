@@ -62,6 +62,9 @@ impl<'a> TypeMetaRef<'a> {
     /// # Errors
     /// When the text is not a JSON object, or `apiVersion` / `kind` are not strings.
     pub fn read(object: &'a RawValue) -> Result<Self, ConversionError> {
+        if let Some(leading) = leading::type_meta(object.get()) {
+            return Ok(leading);
+        }
         let mut out = TypeMetaRef::default();
         let mut deserializer = serde_json::Deserializer::from_str(object.get());
         let read = serde::Deserializer::deserialize_map(&mut deserializer, probe::Probe(&mut out))
@@ -85,6 +88,125 @@ impl<'a> TypeMetaRef<'a> {
         self.api_version
             .as_deref()
             .map_or("", |v| capi_versions::GroupVersion::split(v).group)
+    }
+}
+
+/// The common case read without a parser: an object whose first two members are
+/// `apiVersion` and `kind` (in either order), strings without escapes, as the API server
+/// sends them. Anything else is left to [`probe`] (`None`), which reads the same values.
+mod leading {
+    use std::borrow::Cow;
+
+    use super::TypeMetaRef;
+
+    /// Bytes of valid JSON text (a `RawValue`) read from the front.
+    struct Cursor<'a> {
+        text: &'a str,
+        at: usize,
+    }
+
+    impl<'a> Cursor<'a> {
+        fn skip_space(&mut self) {
+            let bytes = self.text.as_bytes();
+            while bytes.get(self.at).is_some_and(u8::is_ascii_whitespace) {
+                self.at += 1;
+            }
+        }
+
+        /// Skips white space and takes `byte` if it comes next.
+        fn take(&mut self, byte: u8) -> bool {
+            self.skip_space();
+            let next = self.text.as_bytes().get(self.at) == Some(&byte);
+            self.at += usize::from(next);
+            next
+        }
+
+        /// A string without escapes (`None` for any other value or a string with one).
+        fn plain_string(&mut self) -> Option<&'a str> {
+            if !self.take(b'"') {
+                return None;
+            }
+            let rest = &self.text.as_bytes()[self.at..];
+            let end = memchr::memchr2(b'"', b'\\', rest)?;
+            if rest[end] != b'"' {
+                return None;
+            }
+            let value = self.text.get(self.at..self.at + end)?;
+            self.at += end + 1;
+            Some(value)
+        }
+    }
+
+    pub(super) fn type_meta(text: &str) -> Option<TypeMetaRef<'_>> {
+        let mut cursor = Cursor { text, at: 0 };
+        if !cursor.take(b'{') {
+            return None;
+        }
+        let (mut api_version, mut kind) = (None, None);
+        for first in [true, false] {
+            let key = cursor.plain_string()?;
+            if !cursor.take(b':') {
+                return None;
+            }
+            let slot = match key {
+                "apiVersion" if api_version.is_none() => &mut api_version,
+                "kind" if kind.is_none() => &mut kind,
+                _ => return None,
+            };
+            *slot = Some(Cow::Borrowed(cursor.plain_string()?));
+            if first && !cursor.take(b',') {
+                return None;
+            }
+        }
+        Some(TypeMetaRef { api_version, kind })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::super::probe;
+        use super::*;
+
+        /// What the serde probe reads (the reference): the fast path agrees with it whenever it
+        /// answers, and answers for the API server's layout.
+        fn by_probe(text: &str) -> (Option<String>, Option<String>) {
+            let mut out = TypeMetaRef::default();
+            let mut de = serde_json::Deserializer::from_str(text);
+            let _ = serde::Deserializer::deserialize_map(&mut de, probe::Probe(&mut out));
+            (
+                out.api_version.map(Cow::into_owned),
+                out.kind.map(Cow::into_owned),
+            )
+        }
+
+        #[test]
+        fn agrees_with_the_probe_or_leaves_the_object_to_it() {
+            let answered = [
+                r#"{"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","spec":{}}"#,
+                r#" { "kind" : "MachinePool" , "apiVersion" : "v1" } "#,
+                r#"{"kind":"K","apiVersion":"","metadata":{"name":"\u003c"}}"#,
+            ];
+            let left = [
+                r#"{"metadata":{},"apiVersion":"v1","kind":"K"}"#,
+                r#"{"apiVersion":"v\u0031","kind":"K"}"#,
+                r#"{"apiVersion":"v1","apiVersion":"v2","kind":"K"}"#,
+                r#"{"apiVersion":null,"kind":"K"}"#,
+                r#"{"apiVersion":"v1"}"#,
+                r#"{}"#,
+                r#"[]"#,
+                r#""apiVersion""#,
+            ];
+            for text in answered {
+                let fast = type_meta(text).unwrap_or_else(|| panic!("not answered: {text}"));
+                let fast = (
+                    fast.api_version.map(Cow::into_owned),
+                    fast.kind.map(Cow::into_owned),
+                );
+                assert_eq!(fast, by_probe(text), "{text}");
+            }
+            for text in left {
+                assert!(type_meta(text).is_none(), "{text}");
+            }
+        }
     }
 }
 
@@ -210,10 +332,12 @@ trait ErasedSpoke<H>: Send + Sync {
         object: &str,
         resolver: &dyn ApiVersionResolver,
     ) -> Result<H, ConversionError>;
+    /// `capacity`: the buffer to print into to start with (see [`encode`]).
     fn hub_to_spoke(
         &self,
         hub: H,
         resolver: &dyn ApiVersionResolver,
+        capacity: usize,
     ) -> Result<Box<RawValue>, ConversionError>;
 }
 
@@ -228,8 +352,17 @@ fn decode<T: DeserializeOwned>(object: &str, api_version: &str) -> Result<T, Con
     })
 }
 
-fn encode<T: Serialize>(value: &T) -> Result<Box<RawValue>, ConversionError> {
-    wire::to_raw_value(value).map_err(ConversionError::Encode)
+/// Prints a converted object into a buffer of `capacity` bytes to start with.
+fn encode<T: Serialize>(value: &T, capacity: usize) -> Result<Box<RawValue>, ConversionError> {
+    wire::to_raw_value_with_capacity(value, capacity).map_err(ConversionError::Encode)
+}
+
+/// The buffer a converted object is printed into: the source object's size and an eighth
+/// (fields renamed between versions, the conversion-data annotation's escaping of small
+/// values), so that most prints never grow their buffer.
+fn output_capacity(source: &RawValue) -> usize {
+    let len = source.get().len();
+    len.saturating_add(len / 8).saturating_add(256)
 }
 
 impl<H: Hub, S: Spoke<H>> ErasedSpoke<H> for SpokeOf<S> {
@@ -245,8 +378,9 @@ impl<H: Hub, S: Spoke<H>> ErasedSpoke<H> for SpokeOf<S> {
         &self,
         hub: H,
         resolver: &dyn ApiVersionResolver,
+        capacity: usize,
     ) -> Result<Box<RawValue>, ConversionError> {
-        encode(&S::from_hub(hub, resolver)?)
+        encode(&S::from_hub(hub, resolver)?, capacity)
     }
 }
 
@@ -389,13 +523,14 @@ impl<H: Hub + 'static> ObjectConverter for HubSpokeConverter<H> {
             return Ok(object.to_owned());
         };
         let resolver = self.resolver.as_ref();
+        let capacity = output_capacity(object);
         let hub: H = match self.spoke(source) {
             Some(spoke) => spoke.spoke_to_hub(object.get(), resolver)?,
             None => decode(object.get(), source)?,
         };
         match self.spoke(desired) {
-            Some(spoke) => spoke.hub_to_spoke(hub, resolver),
-            None => encode(&hub),
+            Some(spoke) => spoke.hub_to_spoke(hub, resolver, capacity),
+            None => encode(&hub, capacity),
         }
     }
 }

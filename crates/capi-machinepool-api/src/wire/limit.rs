@@ -68,6 +68,7 @@ pub(super) fn current() -> Option<usize> {
 }
 
 /// Records that the limit was reached; the error a print returns.
+#[cold]
 fn exceeded(limit: usize) -> io::Error {
     HIT.with(|h| h.set(true));
     io::Error::other(OutputLimitExceeded { limit })
@@ -80,12 +81,20 @@ pub(super) struct Bounded<'a> {
 }
 
 impl io::Write for Bounded<'_> {
+    #[inline]
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.out.len() + buf.len() > self.limit {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    // `serde_json` writes through `write_all`, a few bytes at a time: this is its hot path.
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if buf.len() > self.limit.saturating_sub(self.out.len()) {
             return Err(exceeded(self.limit));
         }
         self.out.extend_from_slice(buf);
-        Ok(buf.len())
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -100,6 +109,7 @@ pub(super) struct Counter {
 }
 
 impl io::Write for Counter {
+    #[inline]
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.written += buf.len();
         if self.written > self.limit {

@@ -196,18 +196,34 @@ pub fn to_string<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<String>
 pub fn to_raw_value<T: ?Sized + Serialize>(
     value: &T,
 ) -> serde_json::Result<Box<serde_json::value::RawValue>> {
-    let compact = if limit::current().is_some() {
-        let text = into_string(compact_print(value, 128)?)?;
-        serde_json::value::RawValue::from_string(text)?
+    to_raw_value_with_capacity(value, 128)
+}
+
+/// [`to_raw_value`] into a buffer of `capacity` bytes to start with. A converter knows the
+/// size of the object it read, and the converted object's is close to it: printing into a
+/// buffer of about that size saves the copies of a buffer growing from a small one (on a
+/// ConversionReview of a few-KiB object they were a tenth of the conversion's time).
+///
+/// ```
+/// use capi_machinepool_api::wire;
+/// let raw = wire::to_raw_value_with_capacity(&["<a>", "b"], 64).unwrap();
+/// assert_eq!(raw.get(), r#"["\u003ca\u003e","b"]"#);
+/// ```
+///
+/// # Errors
+/// When `value`'s `Serialize` implementation fails.
+pub fn to_raw_value_with_capacity<T: ?Sized + Serialize>(
+    value: &T,
+    capacity: usize,
+) -> serde_json::Result<Box<serde_json::value::RawValue>> {
+    let compact = compact_print(value, capacity)?;
+    let text = if needs_go_escapes(&compact) {
+        drop(compact);
+        go_print(value)?
     } else {
-        serde_json::value::to_raw_value(value)?
+        compact
     };
-    if !needs_go_escapes(compact.get().as_bytes()) {
-        return Ok(compact);
-    }
-    drop(compact);
-    let go = into_string(go_print(value)?)?;
-    serde_json::value::RawValue::from_string(go)
+    serde_json::value::RawValue::from_string(into_string(text)?)
 }
 
 #[cfg(test)]
