@@ -8,9 +8,12 @@
 //! `wire::to_vec` (Go's escaping, the bytes upstream writes).
 //!
 //! The objects are the repository's `tests/fixtures/conversion/v1beta{1,2}-every-field.yaml`
-//! (every field conversion touches, status included). Before measuring, the benchmark prints
-//! which fields of the input each contender drops, since a faster but lossy reader is not
-//! doing the same job.
+//! (every field conversion touches, status included) and a realistic object of each version
+//! (`inputs/realistic.rs`: what the API server returns, `managedFields` included), each with
+//! its keys in Go's field order and sorted, one object and a list of 10,000. Before
+//! measuring, the benchmark prints which fields of the input each contender drops, since a
+//! faster but lossy reader is not doing the same job. `PEERS_ROWS=a,b` runs only the rows
+//! whose `version/shape/order` name contains `a` or `b`. docs/performance.md has the table.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
 
 use std::hint::black_box;
