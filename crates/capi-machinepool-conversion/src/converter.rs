@@ -296,6 +296,29 @@ pub trait ObjectConverter: Send + Sync {
         desired_api_version: &str,
     ) -> Result<Box<RawValue>, ConversionError>;
 
+    /// [`ObjectConverter::convert_read`] appending the converted object's JSON text to `out`
+    /// (an object already at `desired_api_version` is appended unchanged). On an error `out`
+    /// is left as it was.
+    ///
+    /// [`crate::review`] builds a response this way: each object is printed straight into the
+    /// response body, with no buffer and no validation pass of its own. The default appends
+    /// what [`ObjectConverter::convert_read`] returns; [`HubSpokeConverter`] and
+    /// [`ConverterSet`] print directly.
+    ///
+    /// # Errors
+    /// See [`ObjectConverter::convert_read`].
+    fn convert_read_into(
+        &self,
+        object: &RawValue,
+        type_meta: &TypeMetaRef<'_>,
+        desired_api_version: &str,
+        out: &mut Vec<u8>,
+    ) -> Result<(), ConversionError> {
+        let converted = self.convert_read(object, type_meta, desired_api_version)?;
+        out.extend_from_slice(converted.get().as_bytes());
+        Ok(())
+    }
+
     /// Converts the JSON text of an object to `desired_api_version`; the output is what Go's
     /// `encoding/json` prints for the converted object.
     ///
@@ -332,13 +355,13 @@ trait ErasedSpoke<H>: Send + Sync {
         object: &str,
         resolver: &dyn ApiVersionResolver,
     ) -> Result<H, ConversionError>;
-    /// `capacity`: the buffer to print into to start with (see [`encode`]).
+    /// Prints the spoke converted from `hub` at the end of `out` (see [`encode`]).
     fn hub_to_spoke(
         &self,
         hub: H,
         resolver: &dyn ApiVersionResolver,
-        capacity: usize,
-    ) -> Result<Box<RawValue>, ConversionError>;
+        out: &mut Vec<u8>,
+    ) -> Result<(), ConversionError>;
 }
 
 struct SpokeOf<S>(PhantomData<fn() -> S>);
@@ -352,9 +375,17 @@ fn decode<T: DeserializeOwned>(object: &str, api_version: &str) -> Result<T, Con
     })
 }
 
-/// Prints a converted object into a buffer of `capacity` bytes to start with.
-fn encode<T: Serialize>(value: &T, capacity: usize) -> Result<Box<RawValue>, ConversionError> {
-    wire::to_raw_value_with_capacity(value, capacity).map_err(ConversionError::Encode)
+/// Prints a converted object at the end of `out` (left as it was on an error).
+fn encode<T: Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), ConversionError> {
+    wire::append_to_vec(out, value).map_err(ConversionError::Encode)
+}
+
+/// A printed object as a `RawValue` (checked: [`ObjectConverter::convert_read`] promises
+/// JSON text whatever the printer).
+fn into_raw_value(printed: Vec<u8>) -> Result<Box<RawValue>, ConversionError> {
+    let text = String::from_utf8(printed)
+        .map_err(|e| ConversionError::Encode(serde::ser::Error::custom(e)))?;
+    RawValue::from_string(text).map_err(ConversionError::Encode)
 }
 
 /// The buffer a converted object is printed into: the source object's size and an eighth
@@ -378,9 +409,9 @@ impl<H: Hub, S: Spoke<H>> ErasedSpoke<H> for SpokeOf<S> {
         &self,
         hub: H,
         resolver: &dyn ApiVersionResolver,
-        capacity: usize,
-    ) -> Result<Box<RawValue>, ConversionError> {
-        encode(&S::from_hub(hub, resolver)?, capacity)
+        out: &mut Vec<u8>,
+    ) -> Result<(), ConversionError> {
+        encode(&S::from_hub(hub, resolver)?, out)
     }
 }
 
@@ -500,6 +531,27 @@ impl<H: Hub + 'static> HubSpokeConverter<H> {
             Route::Convert { source }
         })
     }
+
+    /// Decodes `object` (at `source`), converts it through the hub and prints it at the end
+    /// of `out` (left as it was on an error).
+    fn print_converted(
+        &self,
+        object: &RawValue,
+        source: &str,
+        desired: &str,
+        out: &mut Vec<u8>,
+    ) -> Result<(), ConversionError> {
+        let resolver = self.resolver.as_ref();
+        let hub: H = match self.spoke(source) {
+            Some(spoke) => spoke.spoke_to_hub(object.get(), resolver)?,
+            None => decode(object.get(), source)?,
+        };
+        out.reserve(output_capacity(object));
+        match self.spoke(desired) {
+            Some(spoke) => spoke.hub_to_spoke(hub, resolver, out),
+            None => encode(&hub, out),
+        }
+    }
 }
 
 impl<H: Hub + 'static> ObjectConverter for HubSpokeConverter<H> {
@@ -522,16 +574,23 @@ impl<H: Hub + 'static> ObjectConverter for HubSpokeConverter<H> {
         let Route::Convert { source } = self.route(type_meta, desired)? else {
             return Ok(object.to_owned());
         };
-        let resolver = self.resolver.as_ref();
-        let capacity = output_capacity(object);
-        let hub: H = match self.spoke(source) {
-            Some(spoke) => spoke.spoke_to_hub(object.get(), resolver)?,
-            None => decode(object.get(), source)?,
-        };
-        match self.spoke(desired) {
-            Some(spoke) => spoke.hub_to_spoke(hub, resolver, capacity),
-            None => encode(&hub, capacity),
+        let mut printed = Vec::new();
+        self.print_converted(object, source, desired, &mut printed)?;
+        into_raw_value(printed)
+    }
+
+    fn convert_read_into(
+        &self,
+        object: &RawValue,
+        type_meta: &TypeMetaRef<'_>,
+        desired: &str,
+        out: &mut Vec<u8>,
+    ) -> Result<(), ConversionError> {
+        match self.route(type_meta, desired)? {
+            Route::Same => out.extend_from_slice(object.get().as_bytes()),
+            Route::Convert { source } => self.print_converted(object, source, desired, out)?,
         }
+        Ok(())
     }
 }
 
@@ -573,6 +632,30 @@ impl ConverterSet {
         self
     }
 
+    /// The converter of an object's group and kind.
+    fn converter_of(
+        &self,
+        type_meta: &TypeMetaRef<'_>,
+    ) -> Result<&dyn ObjectConverter, ConversionError> {
+        let kind = type_meta
+            .kind
+            .as_deref()
+            .ok_or(ConversionError::MissingTypeMeta { field: "kind" })?;
+        let key = (type_meta.group().to_owned(), kind.to_owned());
+        match self.by_kind.get(&key) {
+            Some(converter) => Ok(converter.as_ref()),
+            None => Err(ConversionError::WrongKind {
+                found: format!("{}/{kind}", key.0),
+                expected: self
+                    .by_kind
+                    .keys()
+                    .map(|(g, k)| format!("{g}/{k}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+        }
+    }
+
     /// Adds a shared converter for every group and kind it handles.
     pub fn add(&mut self, converter: Arc<dyn ObjectConverter>) {
         for group_kind in converter.group_kinds() {
@@ -604,22 +687,18 @@ impl ObjectConverter for ConverterSet {
         type_meta: &TypeMetaRef<'_>,
         desired: &str,
     ) -> Result<Box<RawValue>, ConversionError> {
-        let kind = type_meta
-            .kind
-            .as_deref()
-            .ok_or(ConversionError::MissingTypeMeta { field: "kind" })?;
-        let key = (type_meta.group().to_owned(), kind.to_owned());
-        match self.by_kind.get(&key) {
-            Some(converter) => converter.convert_read(object, type_meta, desired),
-            None => Err(ConversionError::WrongKind {
-                found: format!("{}/{kind}", key.0),
-                expected: self
-                    .by_kind
-                    .keys()
-                    .map(|(g, k)| format!("{g}/{k}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            }),
-        }
+        self.converter_of(type_meta)?
+            .convert_read(object, type_meta, desired)
+    }
+
+    fn convert_read_into(
+        &self,
+        object: &RawValue,
+        type_meta: &TypeMetaRef<'_>,
+        desired: &str,
+        out: &mut Vec<u8>,
+    ) -> Result<(), ConversionError> {
+        self.converter_of(type_meta)?
+            .convert_read_into(object, type_meta, desired, out)
     }
 }

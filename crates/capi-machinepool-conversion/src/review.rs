@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 
 use capi_diagnostics::error_chain;
 
-use crate::{ConversionError, ObjectConverter};
+use crate::{ConversionError, ObjectConverter, TypeMetaRef};
 
 /// The only ConversionReview apiVersion served.
 pub const REVIEW_API_VERSION: &str = "apiextensions.k8s.io/v1";
@@ -220,19 +220,30 @@ pub fn handle_bytes_within(
         return bad_request("request missing in ConversionReview");
     };
     let desired = &request.desired_api_version;
-    let mut converted = Vec::with_capacity(request.objects.len());
-    let mut size = ENVELOPE_BYTES.saturating_add(request.uid.len());
     let count = request.objects.len();
+    // The body is the successful answer, printed as the objects are converted; a failure
+    // drops it and answers with no objects.
+    let mut out = match success_prefix(&request.uid, body.len(), max_response_bytes) {
+        Ok(out) => out,
+        Err(failure) => return failure,
+    };
+    let mut size = ENVELOPE_BYTES.saturating_add(request.uid.len());
     for (index, object) in request.objects.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        let start = out.len();
         let room = max_response_bytes.saturating_sub(size);
-        let outcome = wire::with_output_limit(room, || converter.convert(object, desired));
+        let outcome = wire::with_output_limit(room, || {
+            TypeMetaRef::read(object).and_then(|type_meta| {
+                converter.convert_read_into(object, &type_meta, desired, &mut out)
+            })
+        });
+        let printed = out.len() - start;
         match outcome {
-            Ok(Ok(json)) if json.get().len() < room => {
-                size += json.get().len() + 1;
-                converted.push(json);
-            }
-            Ok(Ok(_)) | Err(_) => {
-                drop(converted);
+            Ok(Ok(())) if printed < room => size += printed + 1,
+            Ok(Ok(())) | Err(_) => {
+                drop(out);
                 return respond(
                     200,
                     request.uid,
@@ -250,7 +261,49 @@ pub fn handle_bytes_within(
             }
         }
     }
-    respond(200, request.uid, Status::success(), converted)
+    out.extend_from_slice(b"]}}");
+    Response {
+        status: 200,
+        body: out,
+    }
+}
+
+/// The start of a successful response, up to the opening of `convertedObjects`, in a buffer
+/// with room for about as many bytes as the request had (capped at the response limit).
+/// Printed as [`respond`] prints it (a unit test holds the two to the same bytes).
+fn success_prefix(
+    uid: &str,
+    request_bytes: usize,
+    max_response_bytes: usize,
+) -> Result<Vec<u8>, Response> {
+    let capacity = request_bytes
+        .saturating_add(request_bytes / 8)
+        .saturating_add(ENVELOPE_BYTES)
+        .min(max_response_bytes.saturating_add(ENVELOPE_BYTES));
+    let mut out = Vec::with_capacity(capacity);
+    out.extend_from_slice(
+        br#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","response":{"uid":"#,
+    );
+    let printed = wire::append_to_vec(&mut out, uid).and_then(|()| {
+        out.extend_from_slice(br#","result":"#);
+        wire::append_to_vec(&mut out, &Status::success())
+    });
+    match printed {
+        Ok(()) => {
+            out.extend_from_slice(br#","convertedObjects":["#);
+            Ok(out)
+        }
+        Err(_) => Err(respond(
+            500,
+            String::new(),
+            Status::failure(
+                "the conversion response could not be printed",
+                "InternalError",
+            )
+            .with_code(500),
+            Vec::new(),
+        )),
+    }
 }
 
 /// The failure of a review whose response would pass `max` bytes at object `index`.
@@ -298,4 +351,132 @@ pub fn handle(converter: &dyn ObjectConverter, review: ConversionReview) -> Conv
         )
         .into_review()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use capi_machinepool_api::{v1beta1, v1beta2};
+
+    use super::*;
+    use crate::{HubSpokeConverter, StaticResolver};
+
+    fn converter() -> HubSpokeConverter<v1beta2::MachinePool> {
+        let resolver = StaticResolver::new()
+            .with(
+                "infrastructure.cluster.x-k8s.io",
+                "K",
+                "infrastructure.cluster.x-k8s.io/v1beta1",
+            )
+            .with(
+                "infrastructure.cluster.x-k8s.io",
+                "DockerMachinePool",
+                "infrastructure.cluster.x-k8s.io/v1beta2",
+            )
+            .with(
+                "bootstrap.cluster.x-k8s.io",
+                "KubeadmConfig",
+                "bootstrap.cluster.x-k8s.io/v1beta2",
+            );
+        HubSpokeConverter::<v1beta2::MachinePool>::new(resolver)
+            .with_spoke::<v1beta1::MachinePool>()
+    }
+
+    fn review(uid: &str, desired: &str, objects: &[&str]) -> String {
+        format!(
+            r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":{},"desiredAPIVersion":"{desired}","objects":[{}]}}}}"#,
+            serde_json::to_string(uid).unwrap(),
+            objects.join(",")
+        )
+    }
+
+    /// The response printed as the objects are converted is, byte for byte, the derived
+    /// struct [`respond`] prints from the objects [`ObjectConverter::convert`] returns: uids
+    /// and objects with characters Go escapes, objects left unchanged (kept as sent), both
+    /// directions, none and several objects.
+    #[test]
+    fn the_streamed_response_is_the_derived_one() {
+        let v1beta1 = r#"{"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","metadata":{"name":"a<b","annotations":{"x":"\u2028&"}},"spec":{"clusterName":"c","template":{"spec":{"clusterName":"c","bootstrap":{"dataSecretName":"s"},"infrastructureRef":{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta1","kind":"K","name":"n"}}}}}"#;
+        let v1beta2 = r#"{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool","metadata":{"name":"m"},"spec":{"clusterName":"c>","template":{"spec":{"clusterName":"c","bootstrap":{"dataSecretName":"s"},"infrastructureRef":{"apiGroup":"infrastructure.cluster.x-k8s.io","kind":"K","name":"n"}}}}}"#;
+        let unchanged = r#"{ "kind" : "MachinePool", "apiVersion":"cluster.x-k8s.io/v1beta2", "spec":{"clusterName":"raw < \u2028 kept"}}"#;
+        let fixtures = [
+            include_str!("../../../tests/fixtures/conversion/v1beta1-every-field.yaml"),
+            include_str!("../../../tests/fixtures/conversion/v1beta2-every-field.yaml"),
+        ]
+        .map(|yaml| {
+            let value: serde_json::Value = serde_saphyr::from_str(yaml).unwrap();
+            serde_json::to_string(&value).unwrap()
+        });
+        let converter = converter();
+        let cases: [(&str, &str, Vec<&str>); 6] = [
+            ("u1", "cluster.x-k8s.io/v1beta2", vec![]),
+            (
+                "u<2>&",
+                "cluster.x-k8s.io/v1beta2",
+                vec![v1beta1, unchanged, &fixtures[0]],
+            ),
+            (
+                "u3",
+                "cluster.x-k8s.io/v1beta1",
+                vec![v1beta2, unchanged, &fixtures[1], v1beta1],
+            ),
+            ("u\u{2028}", "cluster.x-k8s.io/v1beta1", vec![&fixtures[1]]),
+            (
+                "",
+                "cluster.x-k8s.io/v1beta2",
+                vec![&fixtures[0], &fixtures[0]],
+            ),
+            ("u6", "cluster.x-k8s.io/v1beta2", vec![unchanged]),
+        ];
+        for (uid, desired, objects) in cases {
+            let body = review(uid, desired, &objects);
+            let streamed = handle_bytes(&converter, body.as_bytes());
+            let converted = objects
+                .iter()
+                .map(|o| {
+                    let raw: &RawValue = serde_json::from_str(o).unwrap();
+                    converter.convert(raw, desired).unwrap()
+                })
+                .collect();
+            let derived = respond(200, uid.to_owned(), Status::success(), converted);
+            assert_eq!(
+                String::from_utf8(streamed.body).unwrap(),
+                String::from_utf8(derived.body).unwrap(),
+                "{uid}"
+            );
+            assert_eq!(streamed.status, 200);
+        }
+    }
+
+    /// A review over the response limit fails at the same object whichever way the objects
+    /// are printed, and one exactly at it passes.
+    #[test]
+    fn the_limit_counts_the_streamed_objects() {
+        let fixture: serde_json::Value = serde_saphyr::from_str(include_str!(
+            "../../../tests/fixtures/conversion/v1beta1-every-field.yaml"
+        ))
+        .unwrap();
+        let object = serde_json::to_string(&fixture).unwrap();
+        let body = review(
+            "u",
+            "cluster.x-k8s.io/v1beta2",
+            &[&object, &object, &object],
+        );
+        let converter = converter();
+        let raw: &RawValue = serde_json::from_str(&object).unwrap();
+        let one = converter
+            .convert(raw, "cluster.x-k8s.io/v1beta2")
+            .unwrap()
+            .get()
+            .len();
+        // Room for the envelope, the uid and two objects with their commas, not three.
+        let two = ENVELOPE_BYTES + 1 + 2 * (one + 1);
+        let answer = handle_bytes_within(&converter, body.as_bytes(), two);
+        let text = String::from_utf8(answer.body).unwrap();
+        assert!(text.contains("reached at object 2 of 3"), "{text}");
+        let three = ENVELOPE_BYTES + 1 + 3 * (one + 1);
+        let answer = handle_bytes_within(&converter, body.as_bytes(), three);
+        let text = String::from_utf8(answer.body).unwrap();
+        assert!(text.contains(r#""status":"Success""#), "{text}");
+        assert_eq!(text.matches(r#""kind":"MachinePool""#).count(), 3);
+    }
 }

@@ -74,9 +74,11 @@ fn exceeded(limit: usize) -> io::Error {
     io::Error::other(OutputLimitExceeded { limit })
 }
 
-/// A buffer that refuses to grow past `limit` bytes.
+/// A buffer that refuses to take more than `limit` bytes after `start`.
 pub(super) struct Bounded<'a> {
     pub(super) out: &'a mut Vec<u8>,
+    /// Where this print starts in `out` (the limit counts the bytes after it).
+    pub(super) start: usize,
     pub(super) limit: usize,
 }
 
@@ -90,7 +92,7 @@ impl io::Write for Bounded<'_> {
     // `serde_json` writes through `write_all`, a few bytes at a time: this is its hot path.
     #[inline]
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        if buf.len() > self.limit.saturating_sub(self.out.len()) {
+        if buf.len() > self.limit.saturating_sub(self.out.len() - self.start) {
             return Err(exceeded(self.limit));
         }
         self.out.extend_from_slice(buf);

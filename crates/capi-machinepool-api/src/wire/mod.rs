@@ -136,6 +136,7 @@ fn compact_print<T: ?Sized + Serialize>(value: &T, capacity: usize) -> serde_jso
             serde_json::to_writer(
                 limit::Bounded {
                     out: &mut out,
+                    start: 0,
                     limit: max,
                 },
                 value,
@@ -178,6 +179,74 @@ pub fn to_vec_with_capacity<T: ?Sized + Serialize>(
     }
     drop(compact);
     go_print(value)
+}
+
+/// [`to_writer`] appending to `out`: the bytes of `value`'s Go JSON are added after what
+/// `out` holds. Under [`with_output_limit`] the limit counts the bytes this call appends;
+/// on any error `out` is left as it was.
+///
+/// This is how a ConversionReview response is built without an intermediate buffer (or a
+/// validation pass) per object: each converted object is printed straight into the response
+/// body. Like [`to_vec`], the common case is one print by `serde_json`, a scan for the
+/// characters Go escapes, and only then, if one is found, a second print with
+/// [`GoFormatter`].
+///
+/// ```
+/// use capi_machinepool_api::wire;
+/// let mut out = b"[".to_vec();
+/// wire::append_to_vec(&mut out, &"<a>").unwrap();
+/// out.push(b',');
+/// wire::append_to_vec(&mut out, &["b"]).unwrap();
+/// out.push(b']');
+/// assert_eq!(out, br#"["\u003ca\u003e",["b"]]"#);
+/// // Over the limit: an error, and `out` unchanged.
+/// let before = out.clone();
+/// let limited = wire::with_output_limit(3, || wire::append_to_vec(&mut out, &"long"));
+/// assert!(limited.is_err());
+/// assert_eq!(out, before);
+/// ```
+///
+/// # Errors
+/// When `value`'s `Serialize` implementation fails.
+pub fn append_to_vec<T: ?Sized + Serialize>(
+    out: &mut Vec<u8>,
+    value: &T,
+) -> serde_json::Result<()> {
+    let start = out.len();
+    let appended = append_compact(out, value).and_then(|()| {
+        if !needs_go_escapes(&out[start..]) {
+            return Ok(());
+        }
+        out.truncate(start);
+        append_go(out, value)
+    });
+    if appended.is_err() {
+        out.truncate(start);
+    }
+    appended
+}
+
+/// [`compact_print`] appending to `out` (the limit counts the bytes appended).
+fn append_compact<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> serde_json::Result<()> {
+    match limit::current() {
+        None => serde_json::to_writer(&mut *out, value),
+        Some(limit) => {
+            let start = out.len();
+            serde_json::to_writer(limit::Bounded { out, start, limit }, value)
+        }
+    }
+}
+
+/// [`go_print`] appending to `out`: counted first (and stopped at the limit), then printed
+/// into room reserved for exactly that size.
+fn append_go<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> serde_json::Result<()> {
+    let mut counter = limit::Counter {
+        written: 0,
+        limit: limit::current().unwrap_or(usize::MAX),
+    };
+    to_writer(&mut counter, value)?;
+    out.reserve_exact(counter.written);
+    to_writer(&mut *out, value)
 }
 
 /// [`to_writer`] into a `String`.
@@ -244,6 +313,17 @@ mod tests {
             for limit in [0, full.len() - 1, full.len(), full.len() + 1] {
                 let limited = with_output_limit(limit, || to_vec(text));
                 let limited_raw = with_output_limit(limit, || to_raw_value(text));
+                // Appended after other bytes, the limit counts only the appended ones.
+                let mut appended = b"prefix,".to_vec();
+                let limited_append =
+                    with_output_limit(limit, || append_to_vec(&mut appended, text));
+                if limit >= full.len() {
+                    assert_eq!(appended[7..], full[..], "{limit}");
+                    assert!(limited_append.unwrap().is_ok());
+                } else {
+                    assert_eq!(appended, b"prefix,", "{limit}");
+                    assert_eq!(limited_append.unwrap_err().limit, limit);
+                }
                 if limit >= full.len() {
                     assert_eq!(limited.unwrap().unwrap(), full, "{limit}");
                     assert_eq!(limited_raw.unwrap().unwrap().get(), raw.get());
