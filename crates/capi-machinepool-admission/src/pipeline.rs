@@ -2,6 +2,7 @@
 //! conversion to v1beta2, defaulting, validation.
 
 use std::fmt;
+use std::fmt::Write as _;
 
 pub use capi_diagnostics::Severity;
 use capi_diagnostics::error_chain;
@@ -307,24 +308,35 @@ fn is_zero(v: &Value) -> bool {
 
 /// Fields of `input` that the typed object does not carry (they would be dropped).
 fn dropped(path: &str, input: &Value, output: &Value, out: &mut Vec<String>) {
+    let mut at = path.to_owned();
+    dropped_at(&mut at, input, output, out);
+}
+
+/// [`dropped`] with the path kept in one buffer (a key is appended on the way down and cut
+/// on the way back), so that only a dropped field's path is allocated.
+fn dropped_at(path: &mut String, input: &Value, output: &Value, out: &mut Vec<String>) {
+    let len = path.len();
     match (input, output) {
         (Value::Object(a), Value::Object(b)) => {
             for (k, v) in a {
-                let p = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
                 match b.get(k) {
-                    Some(w) => dropped(&p, v, w, out),
-                    None if !is_zero(v) => out.push(p),
+                    Some(w) => dropped_at(path, v, w, out),
+                    None if !is_zero(v) => out.push(path.clone()),
                     None => {}
                 }
+                path.truncate(len);
             }
         }
         (Value::Array(a), Value::Array(b)) => {
             for (i, (v, w)) in a.iter().zip(b).enumerate() {
-                dropped(&format!("{path}[{i}]"), v, w, out);
+                // Writing to a String cannot fail.
+                let _ = write!(path, "[{i}]");
+                dropped_at(path, v, w, out);
+                path.truncate(len);
             }
         }
         _ => {}
@@ -337,7 +349,7 @@ fn dropped(path: &str, input: &Value, output: &Value, out: &mut Vec<String>) {
 #[must_use]
 pub fn unknown_fields<T: DeserializeOwned + Serialize>(value: &Value) -> Vec<String> {
     let mut lost = Vec::new();
-    if let Ok(typed) = serde_json::from_value::<T>(value.clone())
+    if let Ok(typed) = T::deserialize(value)
         && let Ok(out) = serde_json::to_value(&typed)
     {
         dropped("", value, &out, &mut lost);
@@ -437,6 +449,26 @@ mod tests {
         let mut out = Vec::new();
         dropped("", &input, &output, &mut out);
         assert_eq!(out, ["spec.a", "spec.c.d"]);
+        let input = serde_json::json!({"status": {"conditions": [{"type": "A"}, {"type": "B", "x": 1, "y": {"z": [0, {"w": "v"}]}}]}, "k": 2});
+        let output = serde_json::json!({"status": {"conditions": [{"type": "A"}, {"type": "B", "y": {"z": [0, {}]}}]}});
+        let mut out = Vec::new();
+        dropped("", &input, &output, &mut out);
+        assert_eq!(
+            out,
+            [
+                "k",
+                "status.conditions[1].x",
+                "status.conditions[1].y.z[1].w"
+            ]
+        );
+        let mut out = Vec::new();
+        dropped(
+            "",
+            &serde_json::json!([{"a": 1}]),
+            &serde_json::json!([{}]),
+            &mut out,
+        );
+        assert_eq!(out, ["[0].a"]);
     }
 
     #[test]
