@@ -1,9 +1,11 @@
 //! `apiextensions.k8s.io/v1` ConversionReview handling: a pure review -> review function.
 //!
 //! [`handle_bytes`] is the one implementation: the request body is read with its objects kept
-//! as JSON text ([`RawValue`]), each object is converted on the converter's one data path, and
-//! the response is a derived struct holding the converted objects' JSON text, printed once.
-//! [`handle`] (kube-core's `ConversionReview` types) is a thin wrapper over it.
+//! as JSON text ([`RawValue`]), and each object is converted on the converter's one data path
+//! and printed straight into the response body
+//! ([`ObjectConverter::convert_read_into`]), after an envelope written as the derived
+//! response struct prints it. A review that fails is answered from that struct, with no
+//! objects. [`handle`] (kube-core's `ConversionReview` types) is a thin wrapper over it.
 
 use std::borrow::Cow;
 
