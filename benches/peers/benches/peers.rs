@@ -9,8 +9,8 @@
 //!
 //! The objects are the repository's `tests/fixtures/conversion/v1beta{1,2}-every-field.yaml`
 //! (every field conversion touches, status included) and a realistic object of each version
-//! (`inputs/realistic.rs`: what the API server returns, `managedFields` included), each with
-//! its keys in Go's field order and sorted, one object and a list of 10,000. Before
+//! (`crates/capi-machinepool-conversion/benches/inputs/realistic.rs`: what the API server
+//! returns, `managedFields` included), each with its keys in Go's field order and sorted, one object and a list of 10,000. Before
 //! measuring, the benchmark prints which fields of the input each contender drops, since a
 //! faster but lossy reader is not doing the same job. `PEERS_ROWS=a,b` runs only the rows
 //! whose `version/shape/order` name contains `a` or `b`. docs/performance.md has the table.
@@ -31,7 +31,7 @@ use k8s_crds_cluster_api::machinepools as k8s_crds_v1beta2;
 use kcr_cluster_x_k8s_io::v1beta1::machinepools as kcr_v1beta1;
 use kcr_cluster_x_k8s_io::v1beta2::machinepools as kcr_v1beta2;
 
-#[path = "inputs/realistic.rs"]
+#[path = "../../../crates/capi-machinepool-conversion/benches/inputs/realistic.rs"]
 mod realistic;
 
 const LIST_LEN: usize = 10_000;

@@ -27,10 +27,12 @@
 mod field_error;
 mod meta;
 mod pipeline;
+mod unknown_fields;
 
 pub use field_error::{FieldError, FieldErrorType};
 pub use meta::validate_object_meta;
-pub use pipeline::{Admission, AdmissionError, Admitted, Finding, Severity, unknown_fields};
+pub use pipeline::{Admission, AdmissionError, Admitted, Finding, Severity};
+pub use unknown_fields::{decode_with_unknown_fields, unknown_fields};
 
 use capi_machinepool_api::constants::{
     AUTOSCALER_MAX_SIZE_ANNOTATION, AUTOSCALER_MIN_SIZE_ANNOTATION, CLUSTER_NAME_LABEL,

@@ -2,7 +2,6 @@
 //! conversion to v1beta2, defaulting, validation.
 
 use std::fmt;
-use std::fmt::Write as _;
 
 pub use capi_diagnostics::Severity;
 use capi_diagnostics::error_chain;
@@ -10,10 +9,10 @@ use capi_diagnostics::excerpt::Excerpt;
 use capi_machinepool_api::constants::{API_VERSION_V1BETA1, API_VERSION_V1BETA2, V1BETA1, V1BETA2};
 use capi_machinepool_api::{crd, v1beta1, v1beta2};
 use capi_machinepool_conversion::machine_pool::to_hub;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::unknown_fields::decode_reporting;
 use crate::{FeatureGates, default_machine_pool, validate_machine_pool};
 
 /// One finding about a document: a field path and what is wrong there.
@@ -295,90 +294,29 @@ fn decode_error(e: serde_path_to_error::Error<serde_json::Error>) -> Finding {
     Finding::error(path, Excerpt::with_max_chars(&inner, 240).to_string())
 }
 
-fn is_zero(v: &Value) -> bool {
-    match v {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-    }
-}
-
-/// Fields of `input` that the typed object does not carry (they would be dropped).
-fn dropped(path: &str, input: &Value, output: &Value, out: &mut Vec<String>) {
-    let mut at = path.to_owned();
-    dropped_at(&mut at, input, output, out);
-}
-
-/// [`dropped`] with the path kept in one buffer (a key is appended on the way down and cut
-/// on the way back), so that only a dropped field's path is allocated.
-fn dropped_at(path: &mut String, input: &Value, output: &Value, out: &mut Vec<String>) {
-    let len = path.len();
-    match (input, output) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (k, v) in a {
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(k);
-                match b.get(k) {
-                    Some(w) => dropped_at(path, v, w, out),
-                    None if !is_zero(v) => out.push(path.clone()),
-                    None => {}
-                }
-                path.truncate(len);
-            }
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            for (i, (v, w)) in a.iter().zip(b).enumerate() {
-                // Writing to a String cannot fail.
-                let _ = write!(path, "[{i}]");
-                dropped_at(path, v, w, out);
-                path.truncate(len);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The fields of `value` (paths such as `spec.someFutureField`) that the typed object `T`
-/// does not carry: decoding drops them, as the API server prunes fields its schema does not
-/// know. Empty when `value` does not decode as `T` (the decoding error says more).
-#[must_use]
-pub fn unknown_fields<T: DeserializeOwned + Serialize>(value: &Value) -> Vec<String> {
-    let mut lost = Vec::new();
-    if let Ok(typed) = T::deserialize(value)
-        && let Ok(out) = serde_json::to_value(&typed)
-    {
-        dropped("", value, &out, &mut lost);
-    }
-    lost
-}
-
 /// Decodes the typed object and lists the fields it would drop.
-fn decode<T: DeserializeOwned + Serialize>(
+fn decode<T: DeserializeOwned>(
     value: &Value,
     findings: &mut Vec<Finding>,
     warnings: &mut Vec<Finding>,
 ) -> Option<T> {
-    match serde_path_to_error::deserialize::<_, T>(value) {
-        Ok(typed) => {
-            if let Ok(out) = serde_json::to_value(&typed) {
-                let mut lost = Vec::new();
-                dropped("", value, &out, &mut lost);
-                warnings.extend(lost.into_iter().map(|p| {
-                    Finding::warning(
-                        p,
-                        "unknown field, not part of the MachinePool API (dropped)",
-                    )
-                }));
-            }
+    let mut track = serde_path_to_error::Track::new();
+    let deserializer = serde_path_to_error::Deserializer::new(value, &mut track);
+    match decode_reporting::<_, T>(deserializer, value) {
+        Ok((typed, dropped)) => {
+            warnings.extend(dropped.into_iter().map(|p| {
+                Finding::warning(
+                    p,
+                    "unknown field, not part of the MachinePool API (dropped)",
+                )
+            }));
             Some(typed)
         }
         Err(e) => {
-            findings.push(decode_error(e));
+            findings.push(decode_error(serde_path_to_error::Error::new(
+                track.path(),
+                e,
+            )));
             None
         }
     }
@@ -440,35 +378,6 @@ mod tests {
             "spec.template.spec.readinessGates[0].conditionType"
         );
         assert_eq!(pointer_to_path(""), "<root>");
-    }
-
-    #[test]
-    fn dropped_fields_are_listed() {
-        let input = serde_json::json!({"spec": {"a": 1, "b": "", "c": {"d": true}}});
-        let output = serde_json::json!({"spec": {"c": {}}});
-        let mut out = Vec::new();
-        dropped("", &input, &output, &mut out);
-        assert_eq!(out, ["spec.a", "spec.c.d"]);
-        let input = serde_json::json!({"status": {"conditions": [{"type": "A"}, {"type": "B", "x": 1, "y": {"z": [0, {"w": "v"}]}}]}, "k": 2});
-        let output = serde_json::json!({"status": {"conditions": [{"type": "A"}, {"type": "B", "y": {"z": [0, {}]}}]}});
-        let mut out = Vec::new();
-        dropped("", &input, &output, &mut out);
-        assert_eq!(
-            out,
-            [
-                "k",
-                "status.conditions[1].x",
-                "status.conditions[1].y.z[1].w"
-            ]
-        );
-        let mut out = Vec::new();
-        dropped(
-            "",
-            &serde_json::json!([{"a": 1}]),
-            &serde_json::json!([{}]),
-            &mut out,
-        );
-        assert_eq!(out, ["[0].a"]);
     }
 
     #[test]

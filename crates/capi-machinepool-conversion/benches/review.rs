@@ -1,5 +1,9 @@
-//! ConversionReview throughput: conversion of 1, 100 and 10,000 v1beta1 MachinePools to
-//! v1beta2, next to two floors:
+//! ConversionReview throughput: conversion of 1, 100 and 10,000 MachinePools, of three
+//! kinds (`conversion_review`: a small v1beta1 object of short strings, to v1beta2;
+//! `conversion_review_realistic`: what the API server sends, `managedFields`, kubectl's
+//! last-applied annotation and all, from `inputs/realistic.rs`, v1beta1 to v1beta2;
+//! `conversion_review_realistic_down`: the same shape from v1beta2 to v1beta1, which writes
+//! the conversion-data annotation), next to two floors:
 //! * `value_floor`: the whole review parsed and printed as one `serde_json::Value`;
 //! * `raw_value_floor` (the honest floor for a converter): the review read with its objects as
 //!   `RawValue`, each object parsed and printed as a `Value`, the response printed from a
@@ -14,6 +18,12 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
+
+#[path = "inputs/realistic.rs"]
+mod realistic;
+
+/// A benchmark group: its name, the object `i` of a review, and the desired apiVersion.
+type Shape = (&'static str, fn(usize) -> Value, &'static str);
 
 #[derive(Deserialize)]
 struct ReviewIn<'a> {
@@ -86,11 +96,11 @@ fn machine_pool(i: usize) -> Value {
     })
 }
 
-fn review_bytes(n: usize) -> Vec<u8> {
-    let objects: Vec<Value> = (0..n).map(machine_pool).collect();
+fn review_bytes(n: usize, object: fn(usize) -> Value, desired: &str) -> Vec<u8> {
+    let objects: Vec<Value> = (0..n).map(object).collect();
     serde_json::to_vec(&json!({
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-        "request": {"uid": "bench", "desiredAPIVersion": "cluster.x-k8s.io/v1beta2", "objects": objects}
+        "request": {"uid": "bench", "desiredAPIVersion": desired, "objects": objects}
     }))
     .unwrap_or_default()
 }
@@ -107,7 +117,7 @@ type Contender<'a> = dyn Fn(&[u8]) -> Vec<u8> + 'a;
 /// the ratios between them. This measures them in turns: each round times convert and both
 /// floors once, in a rotating order, and takes the ratios within the round; the medians over
 /// the rounds are printed.
-fn interleaved(n: usize, body: &[u8], convert: &Contender<'_>) {
+fn interleaved(shape: &str, n: usize, body: &[u8], convert: &Contender<'_>) {
     let (rounds, batch) = match n {
         1 => (41, 2_000),
         100 => (31, 20),
@@ -135,7 +145,7 @@ fn interleaved(n: usize, body: &[u8], convert: &Contender<'_>) {
     };
     let [raw, value] = &mut ratios;
     eprintln!(
-        "interleaved {n:>6} objects: convert / raw_value_floor = {:.3}, convert / value_floor = {:.3}",
+        "interleaved {shape} {n:>6} objects: convert / raw_value_floor = {:.3}, convert / value_floor = {:.3}",
         median(raw),
         median(value)
     );
@@ -149,27 +159,58 @@ fn benchmarking() -> bool {
 }
 
 fn bench(c: &mut Criterion) {
-    let converter = machine_pool_converter(StaticResolver::new());
+    // The references of the realistic v1beta2 object, resolved for the down-conversion.
+    let resolver = StaticResolver::new()
+        .with(
+            "bootstrap.cluster.x-k8s.io",
+            "KubeadmConfig",
+            "bootstrap.cluster.x-k8s.io/v1beta2",
+        )
+        .with(
+            "infrastructure.cluster.x-k8s.io",
+            "AzureMachinePool",
+            "infrastructure.cluster.x-k8s.io/v1beta1",
+        );
+    let converter = machine_pool_converter(resolver);
     let convert = |body: &[u8]| review::handle_bytes(&converter, body).body;
-    let mut group = c.benchmark_group("conversion_review");
-    group.sample_size(10);
-    for n in [1usize, 100, 10_000] {
-        let body = review_bytes(n);
-        group.throughput(Throughput::Elements(n as u64));
-        group.bench_with_input(BenchmarkId::new("convert", n), &body, |b, body| {
-            b.iter(|| convert(black_box(body)));
-        });
-        group.bench_with_input(BenchmarkId::new("raw_value_floor", n), &body, |b, body| {
-            b.iter(|| raw_value_floor(black_box(body)));
-        });
-        group.bench_with_input(BenchmarkId::new("value_floor", n), &body, |b, body| {
-            b.iter(|| value_floor(black_box(body)));
-        });
-        if benchmarking() {
-            interleaved(n, &body, &convert);
+    let (up, down) = ("cluster.x-k8s.io/v1beta2", "cluster.x-k8s.io/v1beta1");
+    let shapes: [Shape; 3] = [
+        ("conversion_review", machine_pool, up),
+        ("conversion_review_realistic", realistic::v1beta1, up),
+        ("conversion_review_realistic_down", realistic::v1beta2, down),
+    ];
+    for (shape, object, desired) in shapes {
+        let mut group = c.benchmark_group(shape);
+        group.sample_size(10);
+        // `cargo test --all-targets` (a debug build, no `--bench`) runs each benchmark once
+        // as a test: the 10,000-object reviews (80 MB of realistic JSON) only under `--bench`.
+        let sizes: &[usize] = if std::env::args().any(|a| a == "--bench") {
+            &[1, 100, 10_000]
+        } else {
+            &[1, 100]
+        };
+        for &n in sizes {
+            let body = review_bytes(n, object, desired);
+            assert!(
+                String::from_utf8_lossy(&convert(&body)).contains(r#""status":"Success""#),
+                "{shape}: the review does not convert"
+            );
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_with_input(BenchmarkId::new("convert", n), &body, |b, body| {
+                b.iter(|| convert(black_box(body)));
+            });
+            group.bench_with_input(BenchmarkId::new("raw_value_floor", n), &body, |b, body| {
+                b.iter(|| raw_value_floor(black_box(body)));
+            });
+            group.bench_with_input(BenchmarkId::new("value_floor", n), &body, |b, body| {
+                b.iter(|| value_floor(black_box(body)));
+            });
+            if benchmarking() {
+                interleaved(shape, n, &body, &convert);
+            }
         }
+        group.finish();
     }
-    group.finish();
 }
 
 criterion_group!(benches, bench);

@@ -168,15 +168,40 @@ pub fn decode_root<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Err
     }
 }
 
+/// [`decode_root`] of an object already parsed into a `Value` (read in place; copied only
+/// for the second decode, when a member is missing).
+///
+/// # Errors
+/// When the value is not `T`'s JSON.
+pub(crate) fn decode_root_value<T: DeserializeOwned>(
+    value: &Value,
+) -> Result<T, serde_json::Error> {
+    match T::deserialize(value) {
+        Ok(decoded) => Ok(decoded),
+        Err(first) => match value {
+            Value::Object(object) => decode_object_with_omitted_members(object.clone(), first),
+            _ => Err(first),
+        },
+    }
+}
+
 /// The second decode of [`decode_root`], after `first` failed: with the missing
 /// [`OMITTED_ROOT_MEMBERS`] as `{}`, or `first` when none is missing.
 fn decode_with_omitted_members<T: DeserializeOwned>(
     text: &str,
     first: serde_json::Error,
 ) -> Result<T, serde_json::Error> {
-    let Ok(mut object) = serde_json::from_str::<Map<String, Value>>(text) else {
-        return Err(first);
-    };
+    match serde_json::from_str::<Map<String, Value>>(text) {
+        Ok(object) => decode_object_with_omitted_members(object, first),
+        Err(_) => Err(first),
+    }
+}
+
+/// [`decode_with_omitted_members`] of the parsed object.
+fn decode_object_with_omitted_members<T: DeserializeOwned>(
+    mut object: Map<String, Value>,
+    first: serde_json::Error,
+) -> Result<T, serde_json::Error> {
     if !add_omitted_members(&mut object) {
         return Err(first);
     }

@@ -1,9 +1,11 @@
 //! Hub-and-spoke conversion of objects given as JSON text, generic over the types.
 //!
-//! There is one data path: an object arrives as JSON text ([`RawValue`]), its `apiVersion`
-//! and `kind` are read without building it, it is decoded straight into the typed source
-//! version, converted through the hub, and printed as Go prints it ([`wire`]). The
-//! `serde_json::Value` methods are thin wrappers over that path.
+//! An object arrives as JSON text ([`RawValue`]), its `apiVersion` and `kind` are read
+//! without building it, it is decoded straight into the typed source version, converted
+//! through the hub, and printed as Go prints it ([`wire`]). An object that is already a
+//! `serde_json::Value` ([`ObjectConverter::convert_value`]) takes the same steps from and to
+//! a `Value`, with no text in between; the answer is the one the text path gives (a test
+//! holds the two to each other on upstream's answers).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -80,6 +82,24 @@ impl<'a> TypeMetaRef<'a> {
                 source,
             }),
         }
+    }
+
+    /// The `apiVersion` and `kind` of an object already parsed; `None` when `object` is not
+    /// an object, or holds either member as something other than a string (what
+    /// [`TypeMetaRef::read`] refuses).
+    fn of_value(object: &'a Value) -> Option<Self> {
+        let member = |name: &str| match object.get(name) {
+            None => Some(None),
+            Some(Value::String(text)) => Some(Some(Cow::Borrowed(text.as_str()))),
+            Some(_) => None,
+        };
+        if !object.is_object() {
+            return None;
+        }
+        Some(TypeMetaRef {
+            api_version: member("apiVersion")?,
+            kind: member("kind")?,
+        })
     }
 
     /// The API group of `apiVersion` (`""` for the core group or when absent).
@@ -333,7 +353,13 @@ pub trait ObjectConverter: Send + Sync {
         self.convert_read(object, &type_meta, desired_api_version)
     }
 
-    /// [`ObjectConverter::convert`] for a `serde_json::Value` (printed, converted, parsed).
+    /// [`ObjectConverter::convert`] for a `serde_json::Value`: the same answer as printing
+    /// `object`, converting the text and parsing the result.
+    ///
+    /// The default does exactly that; [`HubSpokeConverter`] and [`ConverterSet`] decode the
+    /// typed object from `object` itself and build the answer as a `Value`, without text in
+    /// between (an object whose `apiVersion` or `kind` is not a string still goes through
+    /// the text, for the same error).
     ///
     /// # Errors
     /// See [`ObjectConverter::convert`].
@@ -342,43 +368,81 @@ pub trait ObjectConverter: Send + Sync {
         object: &Value,
         desired_api_version: &str,
     ) -> Result<Value, ConversionError> {
-        let raw = serde_json::value::to_raw_value(object).map_err(ConversionError::Encode)?;
-        let converted = self.convert(&raw, desired_api_version)?;
-        serde_json::from_str(converted.get()).map_err(ConversionError::Encode)
+        convert_value_as_text(self, object, desired_api_version)
     }
 }
 
-/// A spoke with its type erased: JSON text to hub, hub to JSON text.
+/// [`ObjectConverter::convert_value`] through the JSON text: `object` printed, converted,
+/// the answer parsed.
+fn convert_value_as_text<C: ObjectConverter + ?Sized>(
+    converter: &C,
+    object: &Value,
+    desired_api_version: &str,
+) -> Result<Value, ConversionError> {
+    let raw = serde_json::value::to_raw_value(object).map_err(ConversionError::Encode)?;
+    let converted = converter.convert(&raw, desired_api_version)?;
+    serde_json::from_str(converted.get()).map_err(ConversionError::Encode)
+}
+
+/// A spoke with its type erased: an object (text or `Value`) to hub, hub to an object.
 trait ErasedSpoke<H>: Send + Sync {
     fn spoke_to_hub(
         &self,
-        object: &str,
+        object: Source<'_>,
         resolver: &dyn ApiVersionResolver,
     ) -> Result<H, ConversionError>;
-    /// Prints the spoke converted from `hub` at the end of `out` (see [`encode`]).
+    /// Writes the spoke converted from `hub` to `out` (see [`Sink::encode`]).
     fn hub_to_spoke(
         &self,
         hub: H,
         resolver: &dyn ApiVersionResolver,
-        out: &mut Vec<u8>,
+        out: Sink<'_>,
     ) -> Result<(), ConversionError>;
 }
 
+/// An object to convert: its JSON text, or a `Value` already parsed (read without printing it).
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Text(&'a str),
+    Value(&'a Value),
+}
+
+impl Source<'_> {
+    /// Decodes the object as its version's type ([`crate::conversion_data::decode_root`]: an
+    /// object without `spec`, as the API server may send, is read with `spec: {}`).
+    fn decode<T: DeserializeOwned>(self, api_version: &str) -> Result<T, ConversionError> {
+        match self {
+            Source::Text(text) => crate::conversion_data::decode_root(text),
+            Source::Value(value) => crate::conversion_data::decode_root_value(value),
+        }
+        .map_err(|source| ConversionError::Decode {
+            api_version: api_version.to_owned(),
+            source,
+        })
+    }
+}
+
+/// Where a converted object goes: printed at the end of a buffer, or built as a `Value`.
+enum Sink<'a> {
+    Text(&'a mut Vec<u8>),
+    Value(&'a mut Value),
+}
+
+impl Sink<'_> {
+    /// Writes a converted object: printed as Go prints it at the end of the buffer (left as it
+    /// was on an error), or as the `Value` that printing and parsing it back would give (the
+    /// types serialize Go's members; only string escaping, which a `Value` does not hold,
+    /// is [`wire`]'s).
+    fn encode<T: Serialize>(self, object: &T) -> Result<(), ConversionError> {
+        match self {
+            Sink::Text(out) => wire::append_to_vec(out, object),
+            Sink::Value(out) => serde_json::to_value(object).map(|value| *out = value),
+        }
+        .map_err(ConversionError::Encode)
+    }
+}
+
 struct SpokeOf<S>(PhantomData<fn() -> S>);
-
-/// Decodes an object as its version's type ([`crate::conversion_data::decode_root`]: an
-/// object without `spec`, as the API server may send, is read with `spec: {}`).
-fn decode<T: DeserializeOwned>(object: &str, api_version: &str) -> Result<T, ConversionError> {
-    crate::conversion_data::decode_root(object).map_err(|source| ConversionError::Decode {
-        api_version: api_version.to_owned(),
-        source,
-    })
-}
-
-/// Prints a converted object at the end of `out` (left as it was on an error).
-fn encode<T: Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), ConversionError> {
-    wire::append_to_vec(out, value).map_err(ConversionError::Encode)
-}
 
 /// A printed object as a `RawValue` (checked: [`ObjectConverter::convert_read`] promises
 /// JSON text whatever the printer).
@@ -399,19 +463,19 @@ fn output_capacity(source: &RawValue) -> usize {
 impl<H: Hub, S: Spoke<H>> ErasedSpoke<H> for SpokeOf<S> {
     fn spoke_to_hub(
         &self,
-        object: &str,
+        object: Source<'_>,
         resolver: &dyn ApiVersionResolver,
     ) -> Result<H, ConversionError> {
-        decode::<S>(object, &S::api_version(&()))?.to_hub(resolver)
+        object.decode::<S>(&S::api_version(&()))?.to_hub(resolver)
     }
 
     fn hub_to_spoke(
         &self,
         hub: H,
         resolver: &dyn ApiVersionResolver,
-        out: &mut Vec<u8>,
+        out: Sink<'_>,
     ) -> Result<(), ConversionError> {
-        encode(&S::from_hub(hub, resolver)?, out)
+        out.encode(&S::from_hub(hub, resolver)?)
     }
 }
 
@@ -532,8 +596,27 @@ impl<H: Hub + 'static> HubSpokeConverter<H> {
         })
     }
 
-    /// Decodes `object` (at `source`), converts it through the hub and prints it at the end
-    /// of `out` (left as it was on an error).
+    /// Decodes `object` (at `source`), converts it through the hub and writes it to `out`.
+    fn convert_through_hub(
+        &self,
+        object: Source<'_>,
+        source: &str,
+        desired: &str,
+        out: Sink<'_>,
+    ) -> Result<(), ConversionError> {
+        let resolver = self.resolver.as_ref();
+        let hub: H = match self.spoke(source) {
+            Some(spoke) => spoke.spoke_to_hub(object, resolver)?,
+            None => object.decode(source)?,
+        };
+        match self.spoke(desired) {
+            Some(spoke) => spoke.hub_to_spoke(hub, resolver, out),
+            None => out.encode(&hub),
+        }
+    }
+
+    /// [`HubSpokeConverter::convert_through_hub`] of a text, printed at the end of `out` (left
+    /// as it was on an error) in a buffer grown once to the size the object will print at.
     fn print_converted(
         &self,
         object: &RawValue,
@@ -541,16 +624,8 @@ impl<H: Hub + 'static> HubSpokeConverter<H> {
         desired: &str,
         out: &mut Vec<u8>,
     ) -> Result<(), ConversionError> {
-        let resolver = self.resolver.as_ref();
-        let hub: H = match self.spoke(source) {
-            Some(spoke) => spoke.spoke_to_hub(object.get(), resolver)?,
-            None => decode(object.get(), source)?,
-        };
         out.reserve(output_capacity(object));
-        match self.spoke(desired) {
-            Some(spoke) => spoke.hub_to_spoke(hub, resolver, out),
-            None => encode(&hub, out),
-        }
+        self.convert_through_hub(Source::Text(object.get()), source, desired, Sink::Text(out))
     }
 }
 
@@ -591,6 +666,21 @@ impl<H: Hub + 'static> ObjectConverter for HubSpokeConverter<H> {
             Route::Convert { source } => self.print_converted(object, source, desired, out)?,
         }
         Ok(())
+    }
+
+    fn convert_value(&self, object: &Value, desired: &str) -> Result<Value, ConversionError> {
+        let Some(type_meta) = TypeMetaRef::of_value(object) else {
+            return convert_value_as_text(self, object, desired);
+        };
+        match self.route(&type_meta, desired)? {
+            Route::Same => Ok(object.clone()),
+            Route::Convert { source } => {
+                let mut converted = Value::Null;
+                let out = Sink::Value(&mut converted);
+                self.convert_through_hub(Source::Value(object), source, desired, out)?;
+                Ok(converted)
+            }
+        }
     }
 }
 
@@ -700,5 +790,78 @@ impl ObjectConverter for ConverterSet {
     ) -> Result<(), ConversionError> {
         self.converter_of(type_meta)?
             .convert_read_into(object, type_meta, desired, out)
+    }
+
+    fn convert_value(&self, object: &Value, desired: &str) -> Result<Value, ConversionError> {
+        match TypeMetaRef::of_value(object) {
+            Some(type_meta) => self
+                .converter_of(&type_meta)?
+                .convert_value(object, desired),
+            None => convert_value_as_text(self, object, desired),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::{StaticResolver, machine_pool_converter};
+
+    fn converter() -> HubSpokeConverter<capi_machinepool_api::v1beta2::MachinePool> {
+        machine_pool_converter(StaticResolver::new().with(
+            "infrastructure.cluster.x-k8s.io",
+            "DockerMachinePool",
+            "infrastructure.cluster.x-k8s.io/v1beta2",
+        ))
+    }
+
+    /// The text path's answer for `object`: printed, converted, parsed (the reference).
+    fn by_text(object: &Value, desired: &str) -> Result<Value, String> {
+        convert_value_as_text(&converter(), object, desired).map_err(|e| e.to_string())
+    }
+
+    /// Objects the upstream answers do not hold, each through both paths: no `spec` (read as
+    /// `{}` on the second decode), no `metadata`, already at the desired version, a TypeMeta
+    /// member that is not a string, not an object at all, another kind.
+    #[test]
+    fn the_value_path_answers_as_the_text_path_on_unusual_objects() {
+        let objects = [
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool", "metadata": {"name": "a"}}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool", "spec": {"replicas": 2}}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool", "metadata": {"name": "a"}, "spec": {"replicas": 2, "unknown": 1}}),
+            json!({"apiVersion": 1, "kind": "MachinePool", "spec": {}}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": ["MachinePool"]}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1"}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine"}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool", "spec": {"replicas": "two"}}),
+            json!([1, 2]),
+            json!("MachinePool"),
+        ];
+        let set = ConverterSet::new().with(converter());
+        for object in &objects {
+            for desired in ["cluster.x-k8s.io/v1beta2", "cluster.x-k8s.io/v1beta1"] {
+                let expected = by_text(object, desired);
+                let ours = converter().convert_value(object, desired);
+                assert_eq!(
+                    ours.map_err(|e| e.to_string()),
+                    expected,
+                    "{object} to {desired}"
+                );
+                // The set names the group in a wrong-kind error; it answers as it does for text.
+                let raw = serde_json::value::to_raw_value(object).unwrap();
+                let set_text = set
+                    .convert(&raw, desired)
+                    .map(|t| serde_json::from_str::<Value>(t.get()).unwrap())
+                    .map_err(|e| e.to_string());
+                let set_value = set
+                    .convert_value(object, desired)
+                    .map_err(|e| e.to_string());
+                assert_eq!(set_value, set_text, "{object} to {desired} (set)");
+            }
+        }
     }
 }

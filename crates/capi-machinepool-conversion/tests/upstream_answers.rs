@@ -14,7 +14,9 @@
 
 mod common;
 
-use capi_machinepool_conversion::StaticResolver;
+use capi_machinepool_conversion::{
+    ConverterSet, ObjectConverter, StaticResolver, machine_pool_converter,
+};
 use capi_test_support::{Numbers, first_difference};
 use common::convert;
 use std::io::Write;
@@ -349,5 +351,83 @@ fn the_docs_list_the_extension_pairs() {
     assert_eq!(
         listed, expected,
         "docs/conversion.md's appendix and CLASS_6 differ"
+    );
+}
+
+/// `ObjectConverter::convert_value` decodes from the `Value` and builds its answer as a
+/// `Value`, without text in between; the reference it must match is the text path
+/// (`ObjectConverter::convert`, held to upstream's bytes above), answer parsed: the same
+/// value, or the same failure, at every step of every direction of every upstream case,
+/// through the converter itself and through a `ConverterSet`.
+#[test]
+fn convert_value_gives_the_text_paths_answers() {
+    let mut steps_compared = 0usize;
+    let mut problems = Vec::new();
+    for entry in std::fs::read_dir(dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let case: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let mut resolver = StaticResolver::new();
+        for entry in case["map"].as_array().unwrap() {
+            resolver.insert_entry(entry.as_str().unwrap()).unwrap();
+        }
+        let converter = machine_pool_converter(resolver.clone());
+        let set = ConverterSet::new().with(machine_pool_converter(resolver));
+        for direction in case["results"].as_object().unwrap().keys() {
+            let mut object = case["input"].clone();
+            for version in direction.split("->").skip(1) {
+                let desired = format!("cluster.x-k8s.io/{version}");
+                let raw = serde_json::value::to_raw_value(&object).unwrap();
+                let text = converter
+                    .convert(&raw, &desired)
+                    .map(|t| serde_json::from_str::<Value>(t.get()).unwrap());
+                let label = format!("{name} {direction}, step to {version}");
+                for (via, answer) in [
+                    ("converter", converter.convert_value(&object, &desired)),
+                    ("set", set.convert_value(&object, &desired)),
+                ] {
+                    steps_compared += 1;
+                    match (&text, answer) {
+                        (Ok(expected), Ok(value)) => {
+                            if let Some(diff) =
+                                first_difference(&value, expected, "text path", Numbers::Exact)
+                            {
+                                problems.push(format!("{label} ({via}): {diff}"));
+                            }
+                        }
+                        (Err(expected), Err(error)) => {
+                            if error.to_string() != expected.to_string() {
+                                problems.push(format!(
+                                    "{label} ({via}): fails with {error}, the text path with {expected}"
+                                ));
+                            }
+                        }
+                        (Ok(_), Err(error)) => problems.push(format!(
+                            "{label} ({via}): fails ({error}), the text path converts"
+                        )),
+                        (Err(expected), Ok(_)) => problems.push(format!(
+                            "{label} ({via}): converts, the text path fails ({expected})"
+                        )),
+                    }
+                }
+                match text {
+                    Ok(next) => object = next,
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+    assert!(
+        steps_compared >= 1000,
+        "only {steps_compared} steps compared"
+    );
+    assert!(
+        problems.is_empty(),
+        "{} differences:\n{}",
+        problems.len(),
+        problems.join("\n")
     );
 }

@@ -60,21 +60,24 @@ fn marker(line: &str) -> Marker<'_> {
     Marker::None
 }
 
+/// Whether a chunk read up to `\n` holds a `\r` not followed by `\n` that is not its last
+/// byte: a line break [`split_lone_cr`] splits at (scanned with `memchr`; most chunks have no
+/// `\r` at all, or only their `\r\n` ending).
+fn has_lone_cr(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'\r', bytes).any(|i| i + 1 < bytes.len() && bytes[i + 1] != b'\n')
+}
+
 /// Splits a chunk read up to `\n` at every `\r` not followed by `\n` (each piece keeps its
 /// own line ending).
-fn split_lone_cr(chunk: String) -> VecDeque<String> {
+fn split_lone_cr(chunk: &str) -> VecDeque<String> {
     let bytes = chunk.as_bytes();
-    let breaks: Vec<usize> = (0..bytes.len())
-        .filter(|&i| bytes[i] == b'\r' && i + 1 < bytes.len() && bytes[i + 1] != b'\n')
-        .collect();
-    if breaks.is_empty() {
-        return VecDeque::from([chunk]);
-    }
-    let mut out = VecDeque::with_capacity(breaks.len() + 1);
+    let mut out = VecDeque::new();
     let mut start = 0;
-    for i in breaks {
-        out.push_back(chunk[start..=i].to_string());
-        start = i + 1;
+    for i in memchr::memchr_iter(b'\r', bytes) {
+        if i + 1 < bytes.len() && bytes[i + 1] != b'\n' {
+            out.push_back(chunk[start..=i].to_string());
+            start = i + 1;
+        }
     }
     out.push_back(chunk[start..].to_string());
     out
@@ -107,6 +110,8 @@ pub struct Documents<R> {
     first: bool,
     done: bool,
     buffer: Vec<u8>,
+    /// The line being looked at, reused from line to line.
+    line_buffer: String,
     /// Lines already read: a chunk up to `\n` that held lone `\r` line breaks.
     pending: VecDeque<String>,
     current: Piece,
@@ -133,6 +138,7 @@ impl<R: BufRead> Documents<R> {
             first: true,
             done: false,
             buffer: Vec::new(),
+            line_buffer: String::new(),
             pending: VecDeque::new(),
             current: Piece {
                 start_line: 1,
@@ -194,12 +200,15 @@ impl<R: BufRead> Documents<R> {
         Ok(())
     }
 
-    /// Reads the next line; `None` at the end of the stream. Lines end at `\n`, `\r\n` or a
-    /// lone `\r`, as YAML's line breaks do.
-    fn read_line(&mut self) -> Result<Option<String>, ManifestError> {
-        if let Some(line) = self.pending.pop_front() {
+    /// Reads the next line into `line` (cleared first); `false` at the end of the stream.
+    /// Lines end at `\n`, `\r\n` or a lone `\r`, as YAML's line breaks do. The line and
+    /// read buffers are reused: no allocation per line.
+    fn read_line(&mut self, line: &mut String) -> Result<bool, ManifestError> {
+        line.clear();
+        if let Some(pending) = self.pending.pop_front() {
             self.line += 1;
-            return Ok(Some(line));
+            line.push_str(&pending);
+            return Ok(true);
         }
         self.buffer.clear();
         let limit = self.limits.max_document_bytes as u64 + 1;
@@ -211,37 +220,49 @@ impl<R: BufRead> Documents<R> {
                 source,
             })?;
         if read == 0 {
-            return Ok(None);
+            return Ok(false);
         }
         self.line += 1;
-        let mut bytes = std::mem::take(&mut self.buffer);
+        let mut bytes = self.buffer.as_slice();
         if self.first {
             self.first = false;
-            if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
-                bytes.drain(..3);
-            }
+            bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
         }
-        match String::from_utf8(bytes) {
-            Ok(line) => {
-                let mut lines = split_lone_cr(line);
-                let first = lines.pop_front();
-                self.pending = lines;
-                Ok(first)
-            }
-            Err(_) => Err(ManifestError::Utf8 {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return Err(ManifestError::Utf8 {
                 path: self.file.to_string(),
                 line: self.line,
-            }),
+            });
+        };
+        if has_lone_cr(bytes) {
+            let mut lines = split_lone_cr(text);
+            if let Some(first) = lines.pop_front() {
+                line.push_str(&first);
+            }
+            self.pending = lines;
+        } else {
+            line.push_str(text);
         }
+        Ok(true)
     }
 
+    /// The next piece, if this line ends one ([`Documents::step_with`] with the reused line
+    /// buffer).
     fn step(&mut self) -> Result<Option<RawDocument>, ManifestError> {
+        let mut line = std::mem::take(&mut self.line_buffer);
+        let step = self.step_with(&mut line);
+        self.line_buffer = line;
+        step
+    }
+
+    fn step_with(&mut self, line: &mut String) -> Result<Option<RawDocument>, ManifestError> {
         loop {
-            let Some(line) = self.read_line()? else {
+            if !self.read_line(line)? {
                 self.done = true;
                 return Ok(self.finish(self.line + 1));
-            };
-            match marker(&line) {
+            }
+            let line = line.as_str();
+            match marker(line) {
                 Marker::Start(rest) => {
                     let finished = self.finish(self.line);
                     if !rest.is_empty() {
@@ -287,7 +308,7 @@ impl<R: BufRead> Documents<R> {
                     if self.current.text.is_empty() {
                         self.current.start_line = self.line;
                     }
-                    self.push(&line)?;
+                    self.push(line)?;
                 }
             }
         }

@@ -21,8 +21,11 @@ use std::process::ExitCode;
 use capi_diagnostics::error_chain;
 use capi_machinepool_api::constants::{API_VERSION_V1BETA1, API_VERSION_V1BETA2, is_machine_pool};
 use capi_machinepool_api::{v1beta1, v1beta2};
-use capi_machinepool_conversion::{ObjectConverter, machine_pool_converter};
+use capi_machinepool_conversion::{
+    ConversionError, HubSpokeConverter, ObjectConverter, Spoke, machine_pool_converter,
+};
 use capi_manifests::Source;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::Version;
@@ -64,29 +67,27 @@ impl Spool {
     }
 }
 
-/// Fields of a MachinePool that its version's typed API does not carry (conversion drops them).
-fn dropped_fields(value: &Value) -> Vec<String> {
-    if value["apiVersion"] == API_VERSION_V1BETA1 {
-        capi_machinepool_admission::unknown_fields::<v1beta1::MachinePool>(value)
-    } else {
-        capi_machinepool_admission::unknown_fields::<v1beta2::MachinePool>(value)
-    }
-}
-
-/// Converts one object when it is a MachinePool not at the target version; `None` leaves it
-/// untouched. Dropped fields are warned about (or, `strict`, refused).
-fn convert_object(
-    converter: &impl ObjectConverter,
+/// Decodes a MachinePool as its version's type `T`, warning about each field the type does
+/// not carry (conversion drops it), or, `strict`, refusing the object. One decode finds both
+/// ([`capi_machinepool_admission::decode_with_unknown_fields`]).
+fn decode_warning<T: DeserializeOwned>(
     source: &Source,
     value: &Value,
     target: &str,
     strict: bool,
-) -> Result<Option<Value>, Failure> {
-    // Already at the target version: untouched, like every other document.
-    if !is_machine_pool(value) || value["apiVersion"] == target {
-        return Ok(None);
-    }
-    let dropped = dropped_fields(value);
+) -> Result<T, Failure> {
+    let (typed, dropped) = capi_machinepool_admission::decode_with_unknown_fields::<T>(value)
+        .map_err(|source_error| {
+            let api_version = value["apiVersion"].as_str().unwrap_or_default().to_owned();
+            conversion_failure(
+                source,
+                target,
+                &ConversionError::Decode {
+                    api_version,
+                    source: source_error,
+                },
+            )
+        })?;
     for path in &dropped {
         let path = capi_diagnostics::excerpt::excerpt(path);
         if strict {
@@ -97,21 +98,59 @@ fn convert_object(
         }
         eprintln!("warning: {source}: {path}: unknown field, dropped by the conversion");
     }
-    converter
-        .convert_value(value, target)
+    Ok(typed)
+}
+
+fn conversion_failure(source: &Source, target: &str, error: &ConversionError) -> Failure {
+    format!(
+        "{source}: cannot convert to {target}: {}; nothing was written",
+        error_chain(error)
+    )
+    .into()
+}
+
+/// Converts one object when it is a MachinePool not at the target version; `None` leaves it
+/// untouched. Dropped fields are warned about (or, `strict`, refused).
+///
+/// A v1beta1 or v1beta2 object is decoded once, for the dropped-field check and the
+/// conversion both, and converted through the `Spoke` implementation the converter uses
+/// (the converter's `convert_value` gives the same `Value`, a conversion-crate test holds
+/// it to the text path); any other version goes to the converter, which names the versions
+/// it serves.
+fn convert_object(
+    converter: &HubSpokeConverter<v1beta2::MachinePool>,
+    source: &Source,
+    value: &Value,
+    target: &str,
+    strict: bool,
+) -> Result<Option<Value>, Failure> {
+    // Already at the target version: untouched, like every other document.
+    if !is_machine_pool(value) || value["apiVersion"] == target {
+        return Ok(None);
+    }
+    let resolver = converter.resolver().as_ref();
+    let converted = if value["apiVersion"] == API_VERSION_V1BETA1 && target == API_VERSION_V1BETA2 {
+        let spoke: v1beta1::MachinePool = decode_warning(source, value, target, strict)?;
+        spoke.to_hub(resolver).and_then(|hub| to_value(&hub))
+    } else if value["apiVersion"] == API_VERSION_V1BETA2 && target == API_VERSION_V1BETA1 {
+        let hub: v1beta2::MachinePool = decode_warning(source, value, target, strict)?;
+        v1beta1::MachinePool::from_hub(hub, resolver).and_then(|spoke| to_value(&spoke))
+    } else {
+        converter.convert_value(value, target)
+    };
+    converted
         .map(Some)
-        .map_err(|e| {
-            format!(
-                "{source}: cannot convert to {target}: {}; nothing was written",
-                error_chain(&e)
-            )
-            .into()
-        })
+        .map_err(|e| conversion_failure(source, target, &e))
+}
+
+/// A converted object as the `Value` its printed JSON parses to.
+fn to_value<T: serde::Serialize>(object: &T) -> Result<Value, ConversionError> {
+    serde_json::to_value(object).map_err(ConversionError::Encode)
 }
 
 /// Converts the MachinePools among the items of a `List` document; `None` when none changed.
 fn convert_list(
-    converter: &impl ObjectConverter,
+    converter: &HubSpokeConverter<v1beta2::MachinePool>,
     source: &Source,
     mut list: Value,
     target: &str,

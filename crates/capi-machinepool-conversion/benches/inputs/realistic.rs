@@ -8,6 +8,9 @@
 //! The shape follows what the API server writes for a Cluster API 1.11 MachinePool (field
 //! names and nesting from the CRD of `tests/fixtures`); names, uids and times vary with `i`
 //! so that no two objects of a list share a string.
+//!
+//! Used by this crate's conversion benchmark and by `benches/peers` (which includes this
+//! file by path).
 
 use serde_json::{Value, json};
 
