@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+/// Whether `v` is Go's zero value of its JSON type (what `omitempty` leaves out).
 fn is_zero(v: &Value) -> bool {
     match v {
         Value::Null => true,
