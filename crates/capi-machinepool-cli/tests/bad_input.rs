@@ -241,3 +241,71 @@ fn numbers_out_of_int32_range() {
             .contains("invalid duration")
     );
 }
+
+/// A MachinePool nested `levels` deep through `managedFields[0].fieldsV1` (free-form JSON
+/// the API keeps), with an unknown field `spec.extra`: `convert` gives the webhook's answer
+/// for it (the webhook reads JSON text, whose parser stops at 128 levels; `convert` reads a
+/// `Value` and sends objects deeper than the converter reads directly through the same text),
+/// and warns about the unknown field either way.
+#[test]
+fn convert_answers_deeply_nested_objects_as_the_webhook_does() {
+    // Debug builds of the parsers use far more stack per level than release builds: the
+    // in-process webhook and YAML reads run on a thread with room for them.
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(deep_objects_through_convert_and_the_webhook)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn deep_objects_through_convert_and_the_webhook() {
+    for levels in [90, 110, 140] {
+        let mut chain = json!(1);
+        // Root, metadata, managedFields and its item: four levels before the chain.
+        for _ in 0..levels - 4 {
+            chain = json!({ "f:a": chain });
+        }
+        let object = json!({
+            "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool",
+            "metadata": {"name": "deep", "managedFields": [{"manager": "m", "fieldsV1": chain}]},
+            "spec": {"clusterName": "c", "extra": "x"},
+        });
+        let body = format!(
+            r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"cluster.x-k8s.io/v1beta2","objects":[{object}]}}}}"#
+        );
+        let (status, webhook) = convert(body.as_bytes());
+        assert_eq!(status, 200);
+        let webhook_converts = webhook["response"]["result"]["status"] == "Success";
+        let file = temp(
+            &format!("deep-{levels}.json"),
+            object.to_string().as_bytes(),
+        );
+        let out = Command::new(env!("CARGO_BIN_EXE_capi-machinepool"))
+            .args(["convert", "--to", "v1beta2", "-f", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("spec.extra: unknown field"),
+            "{levels}: {stderr}"
+        );
+        if webhook_converts {
+            assert_eq!(out.status.code(), Some(0), "{levels}: {stderr}");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let converted = documents(&stdout, "out", &Limits::default()).unwrap();
+            assert_eq!(
+                converted[0].value, webhook["response"]["convertedObjects"][0],
+                "{levels}"
+            );
+        } else {
+            assert_eq!(out.status.code(), Some(2), "{levels}: {stderr}");
+            assert!(
+                stderr.contains("recursion limit exceeded"),
+                "{levels}: {stderr}"
+            );
+        }
+        // Both outcomes occur: the limit is between 110 and 140 levels.
+        assert_eq!(webhook_converts, levels < 128, "{levels}: {webhook}");
+    }
+}

@@ -358,8 +358,10 @@ pub trait ObjectConverter: Send + Sync {
     ///
     /// The default does exactly that; [`HubSpokeConverter`] and [`ConverterSet`] decode the
     /// typed object from `object` itself and build the answer as a `Value`, without text in
-    /// between (an object whose `apiVersion` or `kind` is not a string still goes through
-    /// the text, for the same error).
+    /// between. An object whose `apiVersion` or `kind` is not a string, or that nests deeper
+    /// than [`VALUE_PATH_MAX_DEPTH`], still goes through the text, for the same answer. The
+    /// one difference: a decode error's serde message has no `at line 1 column N` (a
+    /// position in the text the converter printed itself, not in anything the caller wrote).
     ///
     /// # Errors
     /// See [`ObjectConverter::convert`].
@@ -370,6 +372,38 @@ pub trait ObjectConverter: Send + Sync {
     ) -> Result<Value, ConversionError> {
         convert_value_as_text(self, object, desired_api_version)
     }
+}
+
+/// How deeply a `serde_json::Value` may nest arrays and objects for
+/// [`ObjectConverter::convert_value`] of [`HubSpokeConverter`] and [`ConverterSet`] to read
+/// it directly; a deeper one goes through JSON text, whose parser refuses more than 128
+/// levels (the `Value` path has no limit of its own), so that both give the same answer.
+pub const VALUE_PATH_MAX_DEPTH: usize = 100;
+
+/// Whether `value` nests arrays and objects more than `levels` deep (a scalar is 0 deep, `{}`
+/// 1). Iterative: any depth is safe to ask about.
+///
+/// ```
+/// use capi_machinepool_conversion::nests_deeper_than;
+/// let value = serde_json::json!({"a": [1, {"b": 2}]});
+/// assert!(nests_deeper_than(&value, 2));
+/// assert!(!nests_deeper_than(&value, 3));
+/// ```
+#[must_use]
+pub fn nests_deeper_than(value: &Value, levels: usize) -> bool {
+    let mut stack = vec![(value, 0usize)];
+    while let Some((value, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        if depth + 1 > levels {
+            return true;
+        }
+        stack.extend(children.map(|child| (child, depth + 1)));
+    }
+    false
 }
 
 /// [`ObjectConverter::convert_value`] through the JSON text: `object` printed, converted,
@@ -669,7 +703,9 @@ impl<H: Hub + 'static> ObjectConverter for HubSpokeConverter<H> {
     }
 
     fn convert_value(&self, object: &Value, desired: &str) -> Result<Value, ConversionError> {
-        let Some(type_meta) = TypeMetaRef::of_value(object) else {
+        let type_meta = TypeMetaRef::of_value(object)
+            .filter(|_| !nests_deeper_than(object, VALUE_PATH_MAX_DEPTH));
+        let Some(type_meta) = type_meta else {
             return convert_value_as_text(self, object, desired);
         };
         match self.route(&type_meta, desired)? {
@@ -819,6 +855,22 @@ mod tests {
         ))
     }
 
+    /// A v1beta1 MachinePool whose `managedFields[0].fieldsV1` (a free-form `Value`) makes
+    /// the whole object nest `levels` deep: the text parser refuses it beyond 128.
+    fn deep(levels: usize) -> Value {
+        // Root, metadata, managedFields and its item: four levels before the chain.
+        let mut chain = json!(1);
+        for _ in 0..levels - 4 {
+            chain = json!({ "f:a": chain });
+        }
+        let object = json!({
+            "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool",
+            "metadata": {"name": "a", "managedFields": [{"manager": "m", "fieldsV1": chain}]},
+        });
+        assert!(nests_deeper_than(&object, levels - 1) && !nests_deeper_than(&object, levels));
+        object
+    }
+
     /// The text path's answer for `object`: printed, converted, parsed (the reference).
     fn by_text(object: &Value, desired: &str) -> Result<Value, String> {
         convert_value_as_text(&converter(), object, desired).map_err(|e| e.to_string())
@@ -840,6 +892,9 @@ mod tests {
             json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool", "spec": {"replicas": "two"}}),
             json!([1, 2]),
             json!("MachinePool"),
+            deep(VALUE_PATH_MAX_DEPTH),
+            deep(127),
+            deep(200),
         ];
         let set = ConverterSet::new().with(converter());
         for object in &objects {
@@ -852,11 +907,8 @@ mod tests {
                     "{object} to {desired}"
                 );
                 // The set names the group in a wrong-kind error; it answers as it does for text.
-                let raw = serde_json::value::to_raw_value(object).unwrap();
-                let set_text = set
-                    .convert(&raw, desired)
-                    .map(|t| serde_json::from_str::<Value>(t.get()).unwrap())
-                    .map_err(|e| e.to_string());
+                let set_text =
+                    convert_value_as_text(&set, object, desired).map_err(|e| e.to_string());
                 let set_value = set
                     .convert_value(object, desired)
                     .map_err(|e| e.to_string());

@@ -46,7 +46,10 @@ pub mod machine_pool;
 mod resolver;
 pub mod review;
 
-pub use converter::{ConverterSet, Hub, HubSpokeConverter, ObjectConverter, Spoke, TypeMetaRef};
+pub use converter::{
+    ConverterSet, Hub, HubSpokeConverter, ObjectConverter, Spoke, TypeMetaRef,
+    VALUE_PATH_MAX_DEPTH, nests_deeper_than,
+};
 pub use error::{ConversionError, ResolveError};
 pub use lossless::{
     LosslessSpoke, recover_bool, recover_i32, recover_i64, recover_zero, restore_list_by_key,

@@ -109,8 +109,7 @@ pub struct Documents<R> {
     next_index: usize,
     first: bool,
     done: bool,
-    buffer: Vec<u8>,
-    /// The line being looked at, reused from line to line.
+    /// The line being looked at; its allocation is reused from line to line.
     line_buffer: String,
     /// Lines already read: a chunk up to `\n` that held lone `\r` line breaks.
     pending: VecDeque<String>,
@@ -137,7 +136,6 @@ impl<R: BufRead> Documents<R> {
             next_index: 0,
             first: true,
             done: false,
-            buffer: Vec::new(),
             line_buffer: String::new(),
             pending: VecDeque::new(),
             current: Piece {
@@ -200,21 +198,27 @@ impl<R: BufRead> Documents<R> {
         Ok(())
     }
 
-    /// Reads the next line into `line` (cleared first); `false` at the end of the stream.
-    /// Lines end at `\n`, `\r\n` or a lone `\r`, as YAML's line breaks do. The line and
-    /// read buffers are reused: no allocation per line.
+    /// Reads the next line into `line` (replacing it); `false` at the end of the stream.
+    /// Lines end at `\n`, `\r\n` or a lone `\r`, as YAML's line breaks do. The bytes are read
+    /// into `line`'s own allocation and moved back into it: one buffer, no allocation per
+    /// line, and no large buffer kept after a long line.
     fn read_line(&mut self, line: &mut String) -> Result<bool, ManifestError> {
-        line.clear();
+        /// A buffer larger than this (left by a long line) is given back, not reused.
+        const KEPT_CAPACITY: usize = 64 * 1024;
         if let Some(pending) = self.pending.pop_front() {
             self.line += 1;
-            line.push_str(&pending);
+            *line = pending;
             return Ok(true);
         }
-        self.buffer.clear();
+        let mut bytes = std::mem::take(line).into_bytes();
+        bytes.clear();
+        if bytes.capacity() > KEPT_CAPACITY {
+            bytes = Vec::new();
+        }
         let limit = self.limits.max_document_bytes as u64 + 1;
         let reader: &mut R = &mut self.reader;
         let read = std::io::Read::take(reader, limit)
-            .read_until(b'\n', &mut self.buffer)
+            .read_until(b'\n', &mut bytes)
             .map_err(|source| ManifestError::Io {
                 path: self.file.to_string(),
                 source,
@@ -223,25 +227,24 @@ impl<R: BufRead> Documents<R> {
             return Ok(false);
         }
         self.line += 1;
-        let mut bytes = self.buffer.as_slice();
         if self.first {
             self.first = false;
-            bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+            if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+                bytes.drain(..3);
+            }
         }
-        let Ok(text) = std::str::from_utf8(bytes) else {
+        let Ok(text) = String::from_utf8(bytes) else {
             return Err(ManifestError::Utf8 {
                 path: self.file.to_string(),
                 line: self.line,
             });
         };
-        if has_lone_cr(bytes) {
-            let mut lines = split_lone_cr(text);
-            if let Some(first) = lines.pop_front() {
-                line.push_str(&first);
-            }
+        if has_lone_cr(text.as_bytes()) {
+            let mut lines = split_lone_cr(&text);
+            *line = lines.pop_front().unwrap_or_default();
             self.pending = lines;
         } else {
-            line.push_str(text);
+            *line = text;
         }
         Ok(true)
     }

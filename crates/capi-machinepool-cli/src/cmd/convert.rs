@@ -22,7 +22,8 @@ use capi_diagnostics::error_chain;
 use capi_machinepool_api::constants::{API_VERSION_V1BETA1, API_VERSION_V1BETA2, is_machine_pool};
 use capi_machinepool_api::{v1beta1, v1beta2};
 use capi_machinepool_conversion::{
-    ConversionError, HubSpokeConverter, ObjectConverter, Spoke, machine_pool_converter,
+    ConversionError, HubSpokeConverter, ObjectConverter, Spoke, VALUE_PATH_MAX_DEPTH,
+    machine_pool_converter, nests_deeper_than,
 };
 use capi_manifests::Source;
 use serde::de::DeserializeOwned;
@@ -88,7 +89,13 @@ fn decode_warning<T: DeserializeOwned>(
                 },
             )
         })?;
-    for path in &dropped {
+    warn_dropped(source, &dropped, strict)?;
+    Ok(typed)
+}
+
+/// Warns about each dropped field, or, `strict`, refuses the object at the first.
+fn warn_dropped(source: &Source, dropped: &[String], strict: bool) -> Result<(), Failure> {
+    for path in dropped {
         let path = capi_diagnostics::excerpt::excerpt(path);
         if strict {
             return Err(format!(
@@ -98,7 +105,7 @@ fn decode_warning<T: DeserializeOwned>(
         }
         eprintln!("warning: {source}: {path}: unknown field, dropped by the conversion");
     }
-    Ok(typed)
+    Ok(())
 }
 
 fn conversion_failure(source: &Source, target: &str, error: &ConversionError) -> Failure {
@@ -116,7 +123,8 @@ fn conversion_failure(source: &Source, target: &str, error: &ConversionError) ->
 /// conversion both, and converted through the `Spoke` implementation the converter uses
 /// (the converter's `convert_value` gives the same `Value`, a conversion-crate test holds
 /// it to the text path); any other version goes to the converter, which names the versions
-/// it serves.
+/// it serves, and so does an object nested deeper than the converter reads from a `Value`
+/// ([`VALUE_PATH_MAX_DEPTH`]), for the webhook's answer.
 fn convert_object(
     converter: &HubSpokeConverter<v1beta2::MachinePool>,
     source: &Source,
@@ -129,10 +137,26 @@ fn convert_object(
         return Ok(None);
     }
     let resolver = converter.resolver().as_ref();
-    let converted = if value["apiVersion"] == API_VERSION_V1BETA1 && target == API_VERSION_V1BETA2 {
+    let (v1beta1_source, v1beta2_source) = (
+        value["apiVersion"] == API_VERSION_V1BETA1,
+        value["apiVersion"] == API_VERSION_V1BETA2,
+    );
+    let converted = if nests_deeper_than(value, VALUE_PATH_MAX_DEPTH) {
+        // Through the converter's JSON text, whose parser limits nesting: the answer the
+        // webhook gives for the same object.
+        let dropped = if v1beta1_source {
+            capi_machinepool_admission::unknown_fields::<v1beta1::MachinePool>(value)
+        } else if v1beta2_source {
+            capi_machinepool_admission::unknown_fields::<v1beta2::MachinePool>(value)
+        } else {
+            Vec::new()
+        };
+        warn_dropped(source, &dropped, strict)?;
+        converter.convert_value(value, target)
+    } else if v1beta1_source && target == API_VERSION_V1BETA2 {
         let spoke: v1beta1::MachinePool = decode_warning(source, value, target, strict)?;
         spoke.to_hub(resolver).and_then(|hub| to_value(&hub))
-    } else if value["apiVersion"] == API_VERSION_V1BETA2 && target == API_VERSION_V1BETA1 {
+    } else if v1beta2_source && target == API_VERSION_V1BETA1 {
         let hub: v1beta2::MachinePool = decode_warning(source, value, target, strict)?;
         v1beta1::MachinePool::from_hub(hub, resolver).and_then(|spoke| to_value(&spoke))
     } else {
