@@ -391,17 +391,18 @@ pub const VALUE_PATH_MAX_DEPTH: usize = 100;
 /// ```
 #[must_use]
 pub fn nests_deeper_than(value: &Value, levels: usize) -> bool {
+    // Each entry: a value and how many containers enclose it.
     let mut stack = vec![(value, 0usize)];
-    while let Some((value, depth)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match value {
-            Value::Array(items) => Box::new(items.iter()),
-            Value::Object(map) => Box::new(map.values()),
-            _ => continue,
-        };
-        if depth + 1 > levels {
+    while let Some((value, enclosing)) = stack.pop() {
+        let is_container = matches!(value, Value::Array(_) | Value::Object(_));
+        if is_container && enclosing >= levels {
             return true;
         }
-        stack.extend(children.map(|child| (child, depth + 1)));
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|c| (c, enclosing + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|c| (c, enclosing + 1))),
+            _ => {}
+        }
     }
     false
 }
