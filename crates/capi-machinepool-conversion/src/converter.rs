@@ -394,11 +394,8 @@ pub fn nests_deeper_than(value: &Value, levels: usize) -> bool {
     // Each entry: a value and how many containers enclose it.
     let mut stack = vec![(value, 0usize)];
     while let Some((value, enclosing)) = stack.pop() {
-        let is_container = matches!(value, Value::Array(_) | Value::Object(_));
-        if is_container && enclosing >= levels {
-            return true;
-        }
         match value {
+            Value::Array(_) | Value::Object(_) if enclosing >= levels => return true,
             Value::Array(items) => stack.extend(items.iter().map(|c| (c, enclosing + 1))),
             Value::Object(map) => stack.extend(map.values().map(|c| (c, enclosing + 1))),
             _ => {}
