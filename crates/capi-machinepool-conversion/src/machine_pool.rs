@@ -22,7 +22,7 @@ impl Spoke<v1beta2::MachinePool> for v1beta1::MachinePool {
         hub: v1beta2::MachinePool,
         resolver: &dyn ApiVersionResolver,
     ) -> Result<Self, ConversionError> {
-        from_hub(&hub, resolver)
+        from_owned_hub(hub, resolver)
     }
 }
 
@@ -82,6 +82,10 @@ fn to_contract_ref(
 
 fn non_empty(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_owned())
+}
+
+fn non_empty_owned(s: String) -> Option<String> {
+    (!s.is_empty()).then_some(s)
 }
 
 fn to_object_ref(
@@ -249,43 +253,68 @@ fn recover_absent_status(
 
 /// v1beta2 -> v1beta1 (hub to spoke); the hub is stored in the conversion-data annotation.
 ///
+/// Converts a copy of `hub`; [`Spoke::from_hub`] of `v1beta1::MachinePool` takes the hub by
+/// value and converts it without copying.
+///
 /// # Errors
 /// When a defined reference's apiVersion cannot be resolved.
 pub fn from_hub(
     hub: &v1beta2::MachinePool,
     resolver: &dyn ApiVersionResolver,
 ) -> Result<v1beta1::MachinePool, ConversionError> {
-    let namespace = hub.metadata.namespace.as_deref();
-    let machine = &hub.spec.template.spec;
-    let mut spoke = v1beta1::MachinePool {
-        metadata: hub.metadata.clone(),
-        spec: v1beta1::MachinePoolSpec {
-            cluster_name: hub.spec.cluster_name.clone(),
-            replicas: hub.spec.replicas,
-            template: v1beta1::MachineTemplateSpec {
-                metadata: hub.spec.template.metadata.clone(),
-                spec: machine_spec_from_hub(machine, namespace, resolver)?,
-            },
-            min_ready_seconds: machine.min_ready_seconds,
-            provider_id_list: hub.spec.provider_id_list.clone(),
-            failure_domains: hub.spec.failure_domains.clone(),
-        },
-        status: status_from_hub(&hub.status),
-    };
-    conversion_data::marshal(hub, &mut spoke.metadata)?;
-    Ok(spoke)
+    from_owned_hub(hub.clone(), resolver)
 }
 
-/// The Machine template spec, field by field; references get their apiVersion from
-/// `resolver` (an undefined reference stays unset).
-fn machine_spec_from_hub(
+/// [`from_hub`] without a copy: the references are resolved first (an unresolvable one fails
+/// before anything is printed, as when the annotation was printed last), the annotation is
+/// printed from the hub with its metadata taken out, and every field then moves into the
+/// spoke.
+fn from_owned_hub(
+    mut hub: v1beta2::MachinePool,
+    resolver: &dyn ApiVersionResolver,
+) -> Result<v1beta1::MachinePool, ConversionError> {
+    let references = references_from_hub(
+        &hub.spec.template.spec,
+        hub.metadata.namespace.as_deref(),
+        resolver,
+    )?;
+    let mut metadata = std::mem::take(&mut hub.metadata);
+    conversion_data::store(&hub, &mut metadata)?;
+    let v1beta2::MachinePoolSpec {
+        cluster_name,
+        replicas,
+        template,
+        provider_id_list,
+        failure_domains,
+    } = hub.spec;
+    let min_ready_seconds = template.spec.min_ready_seconds;
+    Ok(v1beta1::MachinePool {
+        metadata,
+        spec: v1beta1::MachinePoolSpec {
+            cluster_name,
+            replicas,
+            template: v1beta1::MachineTemplateSpec {
+                metadata: template.metadata,
+                spec: machine_spec_from_hub(template.spec, references),
+            },
+            min_ready_seconds,
+            provider_id_list,
+            failure_domains,
+        },
+        status: status_from_hub(hub.status),
+    })
+}
+
+/// The template's bootstrap config and infrastructure references as v1beta1 holds them; they
+/// get their apiVersion from `resolver` (an undefined reference stays unset).
+fn references_from_hub(
     machine: &v1beta2::MachineSpec,
     namespace: Option<&str>,
     resolver: &dyn ApiVersionResolver,
-) -> Result<v1beta1::MachineSpec, ConversionError> {
-    let bootstrap = &machine.bootstrap;
-    let config_ref = if bootstrap.config_ref.is_defined() {
-        Some(to_object_ref(&bootstrap.config_ref, namespace, resolver)?)
+) -> Result<(Option<ObjectReference>, ObjectReference), ConversionError> {
+    let config_ref = &machine.bootstrap.config_ref;
+    let config_ref = if config_ref.is_defined() {
+        Some(to_object_ref(config_ref, namespace, resolver)?)
     } else {
         None
     };
@@ -294,48 +323,56 @@ fn machine_spec_from_hub(
     } else {
         ObjectReference::default()
     };
-    Ok(v1beta1::MachineSpec {
-        cluster_name: machine.cluster_name.clone(),
+    Ok((config_ref, infrastructure_ref))
+}
+
+/// The Machine template spec, field by field, with its references already resolved
+/// ([`references_from_hub`]).
+fn machine_spec_from_hub(
+    machine: v1beta2::MachineSpec,
+    (config_ref, infrastructure_ref): (Option<ObjectReference>, ObjectReference),
+) -> v1beta1::MachineSpec {
+    v1beta1::MachineSpec {
+        cluster_name: machine.cluster_name,
         bootstrap: v1beta1::Bootstrap {
             config_ref,
-            data_secret_name: bootstrap.data_secret_name.clone(),
+            data_secret_name: machine.bootstrap.data_secret_name,
         },
         infrastructure_ref,
-        version: non_empty(&machine.version),
-        provider_id: non_empty(&machine.provider_id),
-        failure_domain: non_empty(&machine.failure_domain),
-        readiness_gates: machine.readiness_gates.clone(),
+        version: non_empty_owned(machine.version),
+        provider_id: non_empty_owned(machine.provider_id),
+        failure_domain: non_empty_owned(machine.failure_domain),
+        readiness_gates: machine.readiness_gates,
         node_drain_timeout: seconds_to_duration(machine.deletion.node_drain_timeout_seconds),
         node_volume_detach_timeout: seconds_to_duration(
             machine.deletion.node_volume_detach_timeout_seconds,
         ),
         node_deletion_timeout: seconds_to_duration(machine.deletion.node_deletion_timeout_seconds),
-        taints: machine.taints.clone(),
-    })
+        taints: machine.taints,
+    }
 }
 
 /// The status, field by field: `deprecated.v1beta1` becomes the legacy fields, the v1beta2
 /// fields go to the `v1beta2` block (created when any is set; upstream tests the conditions
 /// list for nil, so an empty list still creates it).
-fn status_from_hub(status: &v1beta2::MachinePoolStatus) -> v1beta1::MachinePoolStatus {
+fn status_from_hub(status: v1beta2::MachinePoolStatus) -> v1beta1::MachinePoolStatus {
     let legacy = status
         .deprecated
-        .as_ref()
-        .and_then(|d| d.v1beta1.clone())
+        .and_then(|d| d.v1beta1)
         .unwrap_or_default();
     let has_v1beta2 = status.conditions.is_some()
         || status.ready_replicas.is_some()
         || status.available_replicas.is_some()
         || status.up_to_date_replicas.is_some();
     v1beta1::MachinePoolStatus {
-        node_refs: status.node_refs.clone(),
+        node_refs: status.node_refs,
         replicas: status.replicas.unwrap_or(0),
         ready_replicas: legacy.ready_replicas,
         available_replicas: legacy.available_replicas,
         unavailable_replicas: legacy.unavailable_replicas,
         failure_reason: legacy.failure_reason,
         failure_message: legacy.failure_message,
-        phase: status.phase.clone(),
+        phase: status.phase,
         bootstrap_ready: status
             .initialization
             .bootstrap_data_secret_created
@@ -346,9 +383,9 @@ fn status_from_hub(status: &v1beta2::MachinePoolStatus) -> v1beta1::MachinePoolS
             .unwrap_or(false),
         observed_generation: status.observed_generation,
         conditions: legacy.conditions,
-        versions: status.versions.clone(),
-        v1beta2: has_v1beta2.then(|| v1beta1::MachinePoolV1Beta2Status {
-            conditions: status.conditions.clone(),
+        versions: status.versions,
+        v1beta2: has_v1beta2.then_some(v1beta1::MachinePoolV1Beta2Status {
+            conditions: status.conditions,
             ready_replicas: status.ready_replicas,
             available_replicas: status.available_replicas,
             up_to_date_replicas: status.up_to_date_replicas,

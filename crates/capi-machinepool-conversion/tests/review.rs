@@ -89,6 +89,34 @@ fn unresolvable_reference_names_the_group_kind() {
     );
 }
 
+/// Down-conversion resolves the references before it prints the conversion-data annotation
+/// (the hub is converted without a copy): under a response limit the annotation alone would
+/// pass, an unresolvable reference is still the answer, as when the annotation was printed
+/// last; with every reference resolvable, the same limit is what fails.
+#[test]
+fn an_unresolvable_reference_wins_over_the_response_limit() {
+    let converter = machine_pool_converter(resolver());
+    let hub = yaml("conversion/v1beta2-every-field.yaml");
+    let mut unresolvable = hub.clone();
+    unresolvable["spec"]["template"]["spec"]["infrastructureRef"]["kind"] = json!("GCPMachinePool");
+    let limit = 1024 + 200;
+    let answer = |object: Value| -> String {
+        let body =
+            serde_json::to_vec(&review_of("cluster.x-k8s.io/v1beta1", vec![object])).unwrap();
+        let out = review::handle_bytes_within(&converter, &body, limit).body;
+        let response: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(response["response"]["result"]["status"], "Failure");
+        response["response"]["result"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let message = answer(unresolvable);
+    assert!(message.contains("GCPMachinePool"), "{message}");
+    let message = answer(hub);
+    assert!(message.contains("response limit"), "{message}");
+}
+
 #[test]
 fn empty_request_succeeds_with_no_objects() {
     let response = run(&review_of("cluster.x-k8s.io/v1beta1", vec![]));
