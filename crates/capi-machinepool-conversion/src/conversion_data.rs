@@ -237,6 +237,35 @@ mod tests {
         }
     }
 
+    /// [`marshal`] (public; the MachinePool converter prints through [`store`] from a hub it
+    /// owns) writes the hub without its metadata (Go's TypeMeta order, kind first, then
+    /// `spec`) and keeps the other annotations.
+    #[test]
+    fn marshal_writes_the_hub_without_its_metadata() {
+        let hub: v1beta2::MachinePool = serde_saphyr::from_str(include_str!(
+            "../../../tests/fixtures/conversion/v1beta2-every-field.yaml"
+        ))
+        .unwrap();
+        assert!(hub.metadata.name.is_some());
+        let mut meta = ObjectMeta {
+            annotations: Some(BTreeMap::from([("keep".to_owned(), "me".to_owned())])),
+            ..ObjectMeta::default()
+        };
+        marshal(&hub, &mut meta).unwrap();
+        let annotations = meta.annotations.unwrap();
+        assert_eq!(annotations["keep"], "me");
+        let text = &annotations[CONVERSION_DATA_ANNOTATION];
+        assert!(
+            text.starts_with(
+                r#"{"kind":"MachinePool","apiVersion":"cluster.x-k8s.io/v1beta2","spec":{"#
+            ),
+            "{text}"
+        );
+        let mut cleared = hub;
+        cleared.metadata = ObjectMeta::default();
+        assert_eq!(decode::<v1beta2::MachinePool>(text).unwrap(), Some(cleared));
+    }
+
     /// Upstream's `UnmarshalData` (cluster-api ae7ff047, `util/conversion/conversion.go` line
     /// 121: `json.Unmarshal([]byte(data), to)`) never checks the text's TypeMeta; the Go
     /// oracle restores `status.replicas: 2` from this text (`upstream_oracle.rs`).

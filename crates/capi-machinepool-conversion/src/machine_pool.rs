@@ -80,12 +80,10 @@ fn to_contract_ref(
     })
 }
 
-fn non_empty(s: &str) -> Option<String> {
-    (!s.is_empty()).then(|| s.to_owned())
-}
-
-fn non_empty_owned(s: String) -> Option<String> {
-    (!s.is_empty()).then_some(s)
+/// `None` for the empty string (Go's `omitempty` string that v1beta1 holds as a pointer);
+/// an owned `String` is moved, a `&str` copied.
+fn non_empty<S: AsRef<str> + Into<String>>(s: S) -> Option<String> {
+    (!s.as_ref().is_empty()).then(|| s.into())
 }
 
 fn to_object_ref(
@@ -95,7 +93,7 @@ fn to_object_ref(
 ) -> Result<ObjectReference, ConversionError> {
     let api_version = resolver.api_version(&r.api_group, &r.kind)?;
     Ok(ObjectReference {
-        api_version: non_empty(&api_version),
+        api_version: non_empty(api_version),
         kind: non_empty(&r.kind),
         name: non_empty(&r.name),
         namespace: namespace.and_then(non_empty),
@@ -339,9 +337,9 @@ fn machine_spec_from_hub(
             data_secret_name: machine.bootstrap.data_secret_name,
         },
         infrastructure_ref,
-        version: non_empty_owned(machine.version),
-        provider_id: non_empty_owned(machine.provider_id),
-        failure_domain: non_empty_owned(machine.failure_domain),
+        version: non_empty(machine.version),
+        provider_id: non_empty(machine.provider_id),
+        failure_domain: non_empty(machine.failure_domain),
         readiness_gates: machine.readiness_gates,
         node_drain_timeout: seconds_to_duration(machine.deletion.node_drain_timeout_seconds),
         node_volume_detach_timeout: seconds_to_duration(

@@ -99,6 +99,8 @@ fn an_unresolvable_reference_wins_over_the_response_limit() {
     let hub = yaml("conversion/v1beta2-every-field.yaml");
     let mut unresolvable = hub.clone();
     unresolvable["spec"]["template"]["spec"]["infrastructureRef"]["kind"] = json!("GCPMachinePool");
+    // Room for the response envelope (1,024 bytes) and 200 bytes: less than the object's
+    // conversion-data annotation alone.
     let limit = 1024 + 200;
     let answer = |object: Value| -> String {
         let body =
