@@ -179,7 +179,14 @@ fn bench(c: &mut Criterion) {
         ("conversion_review_realistic", realistic::v1beta1, up),
         ("conversion_review_realistic_down", realistic::v1beta2, down),
     ];
-    for (shape, object, desired) in shapes {
+    // `REVIEW_SHAPES=conversion_review,...` measures only the groups named (all by default;
+    // criterion's filter does not skip building the inputs or the interleaved rounds).
+    let only = std::env::var("REVIEW_SHAPES").ok();
+    let wanted = |shape: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|s| s == shape))
+    };
+    for (shape, object, desired) in shapes.into_iter().filter(|(shape, ..)| wanted(shape)) {
         let mut group = c.benchmark_group(shape);
         group.sample_size(10);
         // `cargo test --all-targets` (a debug build, no `--bench`) runs each benchmark once

@@ -69,14 +69,16 @@ pub fn group_of_api_version(api_version: &str) -> Result<&str, ConversionError> 
         .map_err(|e| ConversionError::InvalidGroupVersion(e.0))
 }
 
+/// A v1beta1 reference as a v1beta2 one: its `kind` and `name` moved, its group read from
+/// `apiVersion`.
 fn to_contract_ref(
-    r: &ObjectReference,
+    r: ObjectReference,
 ) -> Result<v1beta2::ContractVersionedObjectReference, ConversionError> {
     let group = group_of_api_version(r.api_version.as_deref().unwrap_or_default())?;
     Ok(v1beta2::ContractVersionedObjectReference {
-        kind: r.kind.clone().unwrap_or_default(),
-        name: r.name.clone().unwrap_or_default(),
         api_group: group.to_owned(),
+        kind: r.kind.unwrap_or_default(),
+        name: r.name.unwrap_or_default(),
     })
 }
 
@@ -141,11 +143,10 @@ fn machine_spec_to_hub(
     let config_ref = machine
         .bootstrap
         .config_ref
-        .as_ref()
         .map(to_contract_ref)
         .transpose()?
         .unwrap_or_default();
-    let infrastructure_ref = to_contract_ref(&machine.infrastructure_ref)?;
+    let infrastructure_ref = to_contract_ref(machine.infrastructure_ref)?;
     Ok(v1beta2::MachineSpec {
         cluster_name: machine.cluster_name,
         bootstrap: v1beta2::Bootstrap {

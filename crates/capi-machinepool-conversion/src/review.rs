@@ -201,7 +201,16 @@ pub fn handle_bytes_within(
     body: &[u8],
     max_response_bytes: usize,
 ) -> Response {
-    let review: ReviewIn<'_> = match serde_json::from_slice(body) {
+    // A body that is UTF-8 throughout (every request the API server sends) is read as text,
+    // whose objects are then not checked as UTF-8 again one by one (the two readers give the
+    // same answers on text); any other body is read as bytes, which answers with the parser's
+    // own error, or reads it when the bytes that are not UTF-8 lie in a member the parser
+    // skips (`bodies_that_are_not_utf8_are_read_as_bytes`).
+    let read = match std::str::from_utf8(body) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(body),
+    };
+    let review: ReviewIn<'_> = match read {
         Ok(review) => review,
         Err(e) => {
             let message = e.to_string();
@@ -270,6 +279,10 @@ pub fn handle_bytes_within(
     }
 }
 
+/// `Status::success()` as [`respond`] prints it (a unit test holds the two to the same bytes):
+/// a constant, not printed through serde for every review.
+const SUCCESS_RESULT: &[u8] = br#"{"status":"Success"}"#;
+
 /// The start of a successful response, up to the opening of `convertedObjects`, in a buffer
 /// with room for about as many bytes as the request had (capped at the response limit).
 /// Printed as [`respond`] prints it (a unit test holds the two to the same bytes).
@@ -286,12 +299,10 @@ fn success_prefix(
     out.extend_from_slice(
         br#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","response":{"uid":"#,
     );
-    let printed = wire::append_to_vec(&mut out, uid).and_then(|()| {
-        out.extend_from_slice(br#","result":"#);
-        wire::append_to_vec(&mut out, &Status::success())
-    });
-    match printed {
+    match wire::append_to_vec(&mut out, uid) {
         Ok(()) => {
+            out.extend_from_slice(br#","result":"#);
+            out.extend_from_slice(SUCCESS_RESULT);
             out.extend_from_slice(br#","convertedObjects":["#);
             Ok(out)
         }
@@ -447,6 +458,51 @@ mod tests {
             );
             assert_eq!(streamed.status, 200);
         }
+    }
+
+    /// Bodies that are not UTF-8 throughout are read as bytes, as before the text reader:
+    /// a byte that is not UTF-8 in a member the parser skips is read past (the review is
+    /// answered), one in an object, in the uid or after the review is the parser's error.
+    #[test]
+    fn bodies_that_are_not_utf8_are_read_as_bytes() {
+        let converter = converter();
+        let envelope =
+            br#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"#;
+        let body = |rest: &[u8]| [&envelope[..], rest].concat();
+        let skipped = body(b"\"x\":\"\xff\",\"uid\":\"u\",\"desiredAPIVersion\":\"cluster.x-k8s.io/v1beta2\",\"objects\":[]}}");
+        let answer = handle_bytes(&converter, &skipped);
+        let text = String::from_utf8(answer.body).unwrap();
+        assert_eq!(answer.status, 200, "{text}");
+        assert!(text.contains(r#""status":"Success""#), "{text}");
+        for (rest, error) in [
+            (
+                &b"\"uid\":\"u\",\"desiredAPIVersion\":\"cluster.x-k8s.io/v1beta2\",\"objects\":[{\"k\":\"\xff\"}]}}"[..],
+                "invalid unicode code point",
+            ),
+            (
+                b"\"uid\":\"\xff\",\"desiredAPIVersion\":\"cluster.x-k8s.io/v1beta2\",\"objects\":[]}}",
+                "invalid unicode code point",
+            ),
+            (
+                b"\"uid\":\"u\",\"desiredAPIVersion\":\"cluster.x-k8s.io/v1beta2\",\"objects\":[]}}\xff",
+                "trailing characters",
+            ),
+        ] {
+            let answer = handle_bytes(&converter, &body(rest));
+            let text = String::from_utf8(answer.body).unwrap();
+            assert_eq!(answer.status, 400, "{text}");
+            assert!(text.contains(error), "{text}");
+        }
+    }
+
+    /// The constant success result is what printing `Status::success()` gives.
+    #[test]
+    fn the_success_result_is_the_printed_status() {
+        assert_eq!(
+            wire::to_vec(&Status::success()).unwrap(),
+            SUCCESS_RESULT,
+            "kube-core's Status::success() prints differently"
+        );
     }
 
     /// A review over the response limit fails at the same object whichever way the objects
