@@ -8,6 +8,7 @@
 //! holds the two to each other on upstream's answers).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -77,10 +78,7 @@ impl<'a> TypeMetaRef<'a> {
             // object is not scanned: the typed decode reads it once, next); any other error
             // comes before that.
             Err(_) if out.api_version.is_some() && out.kind.is_some() => Ok(out),
-            Err(source) => Err(ConversionError::Decode {
-                api_version: "<unknown>".into(),
-                source,
-            }),
+            Err(source) => Err(unknown_decode(source)),
         }
     }
 
@@ -113,61 +111,23 @@ impl<'a> TypeMetaRef<'a> {
 
 /// The common case read without a parser: an object whose first two members are
 /// `apiVersion` and `kind` (in either order), strings without escapes, as the API server
-/// sends them. Anything else is left to [`probe`] (`None`), which reads the same values.
+/// sends them. Anything else is left to [`probe`] (`None`), which reads the same values. The
+/// text is a `RawValue`'s, or a list's from an object on, whose syntax the decode that follows
+/// checks from the object's first byte.
 mod leading {
     use std::borrow::Cow;
 
     use super::TypeMetaRef;
-
-    /// Bytes of valid JSON text (a `RawValue`) read from the front.
-    struct Cursor<'a> {
-        text: &'a str,
-        at: usize,
-    }
-
-    impl<'a> Cursor<'a> {
-        fn skip_space(&mut self) {
-            let bytes = self.text.as_bytes();
-            while bytes.get(self.at).is_some_and(u8::is_ascii_whitespace) {
-                self.at += 1;
-            }
-        }
-
-        /// Skips white space and takes `byte` if it comes next.
-        fn take(&mut self, byte: u8) -> bool {
-            self.skip_space();
-            let next = self.text.as_bytes().get(self.at) == Some(&byte);
-            self.at += usize::from(next);
-            next
-        }
-
-        /// A string without escapes (`None` for any other value or a string with one).
-        fn plain_string(&mut self) -> Option<&'a str> {
-            if !self.take(b'"') {
-                return None;
-            }
-            let rest = &self.text.as_bytes()[self.at..];
-            let end = memchr::memchr2(b'"', b'\\', rest)?;
-            if rest[end] != b'"' {
-                return None;
-            }
-            let value = self.text.get(self.at..self.at + end)?;
-            self.at += end + 1;
-            Some(value)
-        }
-    }
+    use crate::json_cursor::Cursor;
 
     pub(super) fn type_meta(text: &str) -> Option<TypeMetaRef<'_>> {
-        let mut cursor = Cursor { text, at: 0 };
+        let mut cursor = Cursor::new(text);
         if !cursor.take(b'{') {
             return None;
         }
         let (mut api_version, mut kind) = (None, None);
         for first in [true, false] {
-            let key = cursor.plain_string()?;
-            if !cursor.take(b':') {
-                return None;
-            }
+            let key = cursor.key()?;
             let slot = match key {
                 "apiVersion" if api_version.is_none() => &mut api_version,
                 "kind" if kind.is_none() => &mut kind,
@@ -339,6 +299,43 @@ pub trait ObjectConverter: Send + Sync {
         Ok(())
     }
 
+    /// Converts the JSON object at the start of `text`, which may go on after it (the rest
+    /// of a list: `, {...}]`), appending the converted object to `out` as
+    /// [`ObjectConverter::convert_read_into`] does, and returns how many bytes of `text` the
+    /// object took (white space before it included). On an error `out` is left as it was.
+    ///
+    /// The answer is the one the default gives: the object read as a [`RawValue`] (which
+    /// checks its syntax), then [`ObjectConverter::convert_read_into`]. [`crate::review`]
+    /// reads a request's objects this way, in one pass over the body, and
+    /// [`HubSpokeConverter`] and [`ConverterSet`] read each object only once for it: an
+    /// object whose `apiVersion` and `kind` are its first two members (as the API server sends
+    /// them) is decoded straight from `text` by the decode that converts it (which checks its
+    /// syntax as it goes and finds its end), and read as the default reads it when that
+    /// decode fails (for the default's answer) or for any other object.
+    ///
+    /// ```
+    /// use capi_machinepool_conversion::{ObjectConverter, StaticResolver, machine_pool_converter};
+    /// let converter = machine_pool_converter(StaticResolver::new());
+    /// let list = r#"{"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","spec":{"clusterName":"c"}}, {"next":1}]"#;
+    /// let mut out = Vec::new();
+    /// let used = converter.convert_leading_into(list, "cluster.x-k8s.io/v1beta2", &mut out).unwrap();
+    /// assert_eq!(&list[used..], r#", {"next":1}]"#);
+    /// let converted: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    /// assert_eq!(converted["apiVersion"], "cluster.x-k8s.io/v1beta2");
+    /// ```
+    ///
+    /// # Errors
+    /// See [`ObjectConverter::convert_read`]; a `text` that does not start with a JSON value
+    /// is a decode error.
+    fn convert_leading_into(
+        &self,
+        text: &str,
+        desired_api_version: &str,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConversionError> {
+        convert_leading_as_raw(self, text, desired_api_version, out)
+    }
+
     /// Converts the JSON text of an object to `desired_api_version`; the output is what Go's
     /// `encoding/json` prints for the converted object.
     ///
@@ -416,6 +413,34 @@ fn convert_value_as_text<C: ObjectConverter + ?Sized>(
     serde_json::from_str(converted.get()).map_err(ConversionError::Encode)
 }
 
+/// [`ObjectConverter::convert_leading_into`] through a [`RawValue`]: the object read (and its
+/// syntax checked) as one, then converted by [`ObjectConverter::convert_read_into`].
+fn convert_leading_as_raw<C: ObjectConverter + ?Sized>(
+    converter: &C,
+    text: &str,
+    desired_api_version: &str,
+    out: &mut Vec<u8>,
+) -> Result<usize, ConversionError> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<&RawValue>();
+    let object = match stream.next() {
+        Some(Ok(object)) => object,
+        Some(Err(source)) => return Err(unknown_decode(source)),
+        None => return Err(unknown_decode(serde::de::Error::custom("no JSON value"))),
+    };
+    let used = stream.byte_offset();
+    let type_meta = TypeMetaRef::read(object)?;
+    converter.convert_read_into(object, &type_meta, desired_api_version, out)?;
+    Ok(used)
+}
+
+/// A decode error of an object whose apiVersion is not known yet.
+fn unknown_decode(source: serde_json::Error) -> ConversionError {
+    ConversionError::Decode {
+        api_version: "<unknown>".into(),
+        source,
+    }
+}
+
 /// A spoke with its type erased: an object (text or `Value`) to hub, hub to an object.
 trait ErasedSpoke<H>: Send + Sync {
     fn spoke_to_hub(
@@ -432,10 +457,12 @@ trait ErasedSpoke<H>: Send + Sync {
     ) -> Result<(), ConversionError>;
 }
 
-/// An object to convert: its JSON text, or a `Value` already parsed (read without printing it).
+/// An object to convert: its JSON text, the text of a list from the object on (with where
+/// the object ends written to the cell), or a `Value` already parsed (read without printing it).
 #[derive(Clone, Copy)]
 enum Source<'a> {
     Text(&'a str),
+    Leading(&'a str, &'a Cell<usize>),
     Value(&'a Value),
 }
 
@@ -445,6 +472,7 @@ impl Source<'_> {
     fn decode<T: DeserializeOwned>(self, api_version: &str) -> Result<T, ConversionError> {
         match self {
             Source::Text(text) => crate::conversion_data::decode_root(text),
+            Source::Leading(text, used) => decode_leading(text, used),
             Source::Value(value) => crate::conversion_data::decode_root_value(value),
         }
         .map_err(|source| ConversionError::Decode {
@@ -452,6 +480,22 @@ impl Source<'_> {
             source,
         })
     }
+}
+
+/// Decodes the JSON value at the start of `text` and writes how many bytes it took to `used`:
+/// the one read of an object in a list (serde_json's own reader finds its end). The same
+/// decode as [`crate::conversion_data::decode_root`]'s first, with no second one for an
+/// object without `metadata` or `spec` (the caller reads such an object as text).
+fn decode_leading<T: DeserializeOwned>(
+    text: &str,
+    used: &Cell<usize>,
+) -> Result<T, serde_json::Error> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<T>();
+    let decoded = stream
+        .next()
+        .unwrap_or_else(|| Err(serde::de::Error::custom("no JSON value")))?;
+    used.set(stream.byte_offset());
+    Ok(decoded)
 }
 
 /// Where a converted object goes: printed at the end of a buffer, or built as a `Value`.
@@ -700,6 +744,29 @@ impl<H: Hub + 'static> ObjectConverter for HubSpokeConverter<H> {
         Ok(())
     }
 
+    fn convert_leading_into(
+        &self,
+        text: &str,
+        desired: &str,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConversionError> {
+        let Some(type_meta) = leading::type_meta(text) else {
+            return convert_leading_as_raw(self, text, desired, out);
+        };
+        let Route::Convert { source } = self.route(&type_meta, desired)? else {
+            return convert_leading_as_raw(self, text, desired, out);
+        };
+        let used = Cell::new(0);
+        let object = Source::Leading(text, &used);
+        match self.convert_through_hub(object, source, desired, Sink::Text(out)) {
+            Ok(()) => Ok(used.get()),
+            // The object read whole gives the answer: its text's decode is retried without
+            // `metadata` or `spec` (`decode_root`), and its error is the one `convert` gives.
+            Err(ConversionError::Decode { .. }) => convert_leading_as_raw(self, text, desired, out),
+            Err(e) => Err(e),
+        }
+    }
+
     fn convert_value(&self, object: &Value, desired: &str) -> Result<Value, ConversionError> {
         let type_meta = TypeMetaRef::of_value(object)
             .filter(|_| !nests_deeper_than(object, VALUE_PATH_MAX_DEPTH));
@@ -826,6 +893,20 @@ impl ObjectConverter for ConverterSet {
             .convert_read_into(object, type_meta, desired, out)
     }
 
+    fn convert_leading_into(
+        &self,
+        text: &str,
+        desired: &str,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConversionError> {
+        match leading::type_meta(text) {
+            Some(type_meta) => self
+                .converter_of(&type_meta)?
+                .convert_leading_into(text, desired, out),
+            None => convert_leading_as_raw(self, text, desired, out),
+        }
+    }
+
     fn convert_value(&self, object: &Value, desired: &str) -> Result<Value, ConversionError> {
         match TypeMetaRef::of_value(object) {
             Some(type_meta) => self
@@ -872,6 +953,60 @@ mod tests {
     /// The text path's answer for `object`: printed, converted, parsed (the reference).
     fn by_text(object: &Value, desired: &str) -> Result<Value, String> {
         convert_value_as_text(&converter(), object, desired).map_err(|e| e.to_string())
+    }
+
+    /// `convert_leading_into` answers as `convert` does, for the hub-and-spoke converter and a
+    /// set holding it, whatever follows the object, and says where the object ends.
+    #[test]
+    fn the_leading_object_converts_as_the_object_alone() {
+        let mut objects: Vec<String> = [
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool", "metadata": {"name": "a"}}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool", "spec": {"replicas": 2, "unknown": [{"]": "}"}]}}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool", "spec": {"replicas": "two"}}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine"}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1alpha3", "kind": "MachinePool"}),
+            json!({"kind": "MachinePool"}),
+            json!([1, 2]),
+            deep(130),
+        ]
+        .iter()
+        .map(Value::to_string)
+        .collect();
+        objects.extend([
+            r#"{"kind":"MachinePool","apiVersion":"cluster.x-k8s.io/v1beta1","spec":{"replicas":1,"replicas":2}}"#.to_owned(),
+            r#" {"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","metadata":{"name":"\ud800"}}"#.to_owned(),
+            r#"{"spec":{},"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool"}"#.to_owned(),
+        ]);
+        let set = ConverterSet::new().with(converter());
+        let converters: [&dyn ObjectConverter; 2] = [&converter(), &set];
+        for object in &objects {
+            let raw: &RawValue = serde_json::from_str(object).unwrap();
+            for desired in ["cluster.x-k8s.io/v1beta2", "cluster.x-k8s.io/v1beta1"] {
+                for converter in converters {
+                    let expected = converter
+                        .convert(raw, desired)
+                        .map(|c| c.get().to_owned())
+                        .map_err(|e| e.to_string());
+                    for rest in ["", " ", r#",{"a":1}]"#, "]}}"] {
+                        let text = format!("{object}{rest}");
+                        let mut out = b"[".to_vec();
+                        let ours = converter.convert_leading_into(&text, desired, &mut out);
+                        let ours = ours.map(|used| {
+                            assert_eq!(&text[used..], rest, "{text}");
+                            String::from_utf8(out[1..].to_vec()).unwrap()
+                        });
+                        if ours.is_err() {
+                            assert_eq!(out, b"[", "{text}: out changed on an error");
+                        }
+                        assert_eq!(
+                            ours.map_err(|e| e.to_string()),
+                            expected,
+                            "{text} to {desired}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// Objects the upstream answers do not hold, each through both paths: no `spec` (read as

@@ -41,6 +41,7 @@
 pub mod conversion_data;
 mod converter;
 mod error;
+mod json_cursor;
 mod lossless;
 pub mod machine_pool;
 mod resolver;

@@ -1,11 +1,14 @@
 //! `apiextensions.k8s.io/v1` ConversionReview handling: a pure review -> review function.
 //!
-//! [`handle_bytes`] is the one implementation: the request body is read with its objects kept
-//! as JSON text ([`RawValue`]), and each object is converted on the converter's one data path
-//! and printed straight into the response body
-//! ([`ObjectConverter::convert_read_into`]), after an envelope written as the derived
-//! response struct prints it. A review that fails is answered from that struct, with no
-//! objects. [`handle`] (kube-core's `ConversionReview` types) is a thin wrapper over it.
+//! [`handle_bytes`] is the one implementation. A body laid out as the API server sends it is
+//! read in one pass: the envelope by hand, each object by the decode that converts it and
+//! prints it straight into the response body ([`ObjectConverter::convert_leading_into`]),
+//! after an envelope written as the derived response struct prints it. Any other body is read
+//! the general way, whose answer the one pass gives whenever it gives one: the body read with
+//! its objects kept as JSON text ([`RawValue`]), each object then converted on the
+//! converter's one data path ([`ObjectConverter::convert_read_into`]).
+//! A review that fails is answered from the derived struct, with no objects. [`handle`]
+//! (kube-core's `ConversionReview` types) is a thin wrapper over it.
 
 use std::borrow::Cow;
 
@@ -19,6 +22,8 @@ use serde_json::value::RawValue;
 use capi_diagnostics::error_chain;
 
 use crate::{ConversionError, ObjectConverter, TypeMetaRef};
+
+mod single_pass;
 
 /// The only ConversionReview apiVersion served.
 pub const REVIEW_API_VERSION: &str = "apiextensions.k8s.io/v1";
@@ -147,8 +152,12 @@ fn describe(index: usize, object: &RawValue) -> String {
 /// The response echoes the request uid and either `Success` with every object converted, in
 /// request order, or, when an object fails to convert, HTTP status 200 with a review whose
 /// `result` has status `Failure` and code 422 (no objects) and whose message names the first
-/// object that failed (the API server reads the outcome from the review). A body that is not a readable `apiextensions.k8s.io/v1` ConversionReview with a
-/// request gets a `Failure` (code 400, empty uid) and HTTP status 400.
+/// object that failed (the API server reads the outcome from the review). A body that is not
+/// a readable `apiextensions.k8s.io/v1` ConversionReview with a request gets a `Failure`
+/// (code 400, empty uid) and HTTP status 400.
+///
+/// A review in the API server's layout is read in one pass (see the module documentation);
+/// any other body is read the general way, whose answer the one pass always gives.
 ///
 /// ```
 /// use capi_machinepool_api::{v1beta1, v1beta2};
@@ -201,6 +210,19 @@ pub fn handle_bytes_within(
     body: &[u8],
     max_response_bytes: usize,
 ) -> Response {
+    // A text laid out as the API server sends it is read in one pass ([`single_pass`]),
+    // which answers only when the review converts, and then as `two_reads` answers.
+    if let Ok(text) = std::str::from_utf8(body)
+        && let Some(response) = single_pass::answer(converter, text, max_response_bytes)
+    {
+        return response;
+    }
+    two_reads(converter, body, max_response_bytes)
+}
+
+/// [`handle_bytes_within`] the general way: the review read with its objects as JSON text
+/// ([`RawValue`]), then each object converted from its text.
+fn two_reads(converter: &dyn ObjectConverter, body: &[u8], max_response_bytes: usize) -> Response {
     // A body that is UTF-8 throughout (every request the API server sends) is read as text,
     // whose objects are then not checked as UTF-8 again one by one (the two readers give the
     // same answers on text); any other body is read as bytes, which answers with the parser's
@@ -279,6 +301,10 @@ pub fn handle_bytes_within(
     }
 }
 
+/// A response up to its uid, as [`respond`] prints it.
+const RESPONSE_HEAD: &[u8] =
+    br#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","response":{"uid":"#;
+
 /// `Status::success()` as [`respond`] prints it (a unit test holds the two to the same bytes):
 /// a constant, not printed through serde for every review.
 const SUCCESS_RESULT: &[u8] = br#"{"status":"Success"}"#;
@@ -296,9 +322,7 @@ fn success_prefix(
         .saturating_add(ENVELOPE_BYTES)
         .min(max_response_bytes.saturating_add(ENVELOPE_BYTES));
     let mut out = Vec::with_capacity(capacity);
-    out.extend_from_slice(
-        br#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","response":{"uid":"#,
-    );
+    out.extend_from_slice(RESPONSE_HEAD);
     match wire::append_to_vec(&mut out, uid) {
         Ok(()) => {
             out.extend_from_slice(br#","result":"#);
@@ -402,6 +426,18 @@ mod tests {
         )
     }
 
+    /// The every-field fixtures of both versions as JSON text.
+    fn every_field_fixtures() -> [String; 2] {
+        [
+            include_str!("../../../tests/fixtures/conversion/v1beta1-every-field.yaml"),
+            include_str!("../../../tests/fixtures/conversion/v1beta2-every-field.yaml"),
+        ]
+        .map(|yaml| {
+            let value: serde_json::Value = serde_saphyr::from_str(yaml).unwrap();
+            serde_json::to_string(&value).unwrap()
+        })
+    }
+
     /// The response printed as the objects are converted is, byte for byte, the derived
     /// struct [`respond`] prints from the objects [`ObjectConverter::convert`] returns: uids
     /// and objects with characters Go escapes, objects left unchanged (kept as sent), both
@@ -411,14 +447,7 @@ mod tests {
         let v1beta1 = r#"{"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","metadata":{"name":"a<b","annotations":{"x":"\u2028&"}},"spec":{"clusterName":"c","template":{"spec":{"clusterName":"c","bootstrap":{"dataSecretName":"s"},"infrastructureRef":{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta1","kind":"K","name":"n"}}}}}"#;
         let v1beta2 = r#"{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool","metadata":{"name":"m"},"spec":{"clusterName":"c>","template":{"spec":{"clusterName":"c","bootstrap":{"dataSecretName":"s"},"infrastructureRef":{"apiGroup":"infrastructure.cluster.x-k8s.io","kind":"K","name":"n"}}}}}"#;
         let unchanged = r#"{ "kind" : "MachinePool", "apiVersion":"cluster.x-k8s.io/v1beta2", "spec":{"clusterName":"raw < \u2028 kept"}}"#;
-        let fixtures = [
-            include_str!("../../../tests/fixtures/conversion/v1beta1-every-field.yaml"),
-            include_str!("../../../tests/fixtures/conversion/v1beta2-every-field.yaml"),
-        ]
-        .map(|yaml| {
-            let value: serde_json::Value = serde_saphyr::from_str(yaml).unwrap();
-            serde_json::to_string(&value).unwrap()
-        });
+        let fixtures = every_field_fixtures();
         let converter = converter();
         let cases: [(&str, &str, Vec<&str>); 6] = [
             ("u1", "cluster.x-k8s.io/v1beta2", vec![]),
@@ -492,6 +521,237 @@ mod tests {
             let text = String::from_utf8(answer.body).unwrap();
             assert_eq!(answer.status, 400, "{text}");
             assert!(text.contains(error), "{text}");
+        }
+    }
+
+    /// A converter written elsewhere: only the required methods, so that the one-pass
+    /// reading takes the trait's default `convert_leading_into`.
+    struct Elsewhere(HubSpokeConverter<v1beta2::MachinePool>);
+
+    impl ObjectConverter for Elsewhere {
+        fn group_kinds(&self) -> Vec<(String, String)> {
+            self.0.group_kinds()
+        }
+
+        fn api_versions(&self) -> Vec<String> {
+            self.0.api_versions()
+        }
+
+        fn convert_read(
+            &self,
+            object: &RawValue,
+            type_meta: &TypeMetaRef<'_>,
+            desired: &str,
+        ) -> Result<Box<RawValue>, ConversionError> {
+            self.0.convert_read(object, type_meta, desired)
+        }
+    }
+
+    /// The converters the one-pass reading is checked with: the hub-and-spoke one, a set
+    /// holding it, and one written elsewhere.
+    fn converters() -> [Box<dyn ObjectConverter>; 3] {
+        [
+            Box::new(converter()),
+            Box::new(crate::ConverterSet::new().with(converter())),
+            Box::new(Elsewhere(converter())),
+        ]
+    }
+
+    /// Objects of every kind the one-pass reading meets: converted both ways, returned
+    /// unchanged, read through `RawValue` (`apiVersion` not first), failing to decode, of
+    /// another kind, not an object, without `spec`, with characters Go escapes.
+    fn objects() -> Vec<String> {
+        let fixtures = every_field_fixtures();
+        let mut objects: Vec<String> = [
+            r#"{"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","metadata":{"name":"a<b"},"spec":{"clusterName":"c","template":{"spec":{"clusterName":"c","bootstrap":{"dataSecretName":"s"},"infrastructureRef":{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta1","kind":"K","name":"n"}}}}}"#,
+            r#"{"kind":"MachinePool","apiVersion":"cluster.x-k8s.io/v1beta2","metadata":{"name":"m"},"spec":{"clusterName":"c>","template":{"spec":{"clusterName":"c","bootstrap":{"dataSecretName":"s"},"infrastructureRef":{"apiGroup":"infrastructure.cluster.x-k8s.io","kind":"K","name":"n"}}}}}"#,
+            r#" { "kind" : "MachinePool", "apiVersion":"cluster.x-k8s.io/v1beta2", "spec":{"clusterName":"raw < \u2028 kept"}} "#,
+            r#"{"metadata":{"name":"late"},"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool"}"#,
+            r#"{"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","spec":{"replicas":"two"}}"#,
+            r#"{"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","spec":{"replicas":1,"replicas":2}}"#,
+            r#"{"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"Machine"}"#,
+            r#"{"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","metadata":{"name":"\ud800"}}"#,
+            r#"{"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool"}"#,
+            r#"{"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","spec":{"x":[1,{"y":"]}"}]}} "#,
+            "1",
+            "[]",
+        ]
+        .map(str::to_owned)
+        .into();
+        objects.extend(fixtures);
+        objects
+    }
+
+    /// A review of `objects`, with the review's and the request's members in the orders given
+    /// (indexes into `apiVersion`, `kind`, `request` and `uid`, `desiredAPIVersion`,
+    /// `objects`; an index past the end is an extra member) and `space` between tokens.
+    fn laid_out(
+        review_order: &[usize],
+        request_order: &[usize],
+        uid: &str,
+        desired: &str,
+        objects: &[&str],
+        space: &str,
+    ) -> String {
+        let member = |key: &str, value: &str| format!("{space}\"{key}\"{space}:{space}{value}");
+        let object_list = format!("[{}{space}]", objects.join(&format!("{space},")));
+        let uid = serde_json::to_string(uid).unwrap();
+        let desired = serde_json::to_string(desired).unwrap();
+        let request_members: Vec<String> = request_order
+            .iter()
+            .map(|&i| match i {
+                0 => member("uid", &uid),
+                1 => member("desiredAPIVersion", &desired),
+                2 => member("objects", &object_list),
+                _ => member("extra", "{}"),
+            })
+            .collect();
+        let request = format!("{{{}{space}}}", request_members.join(","));
+        let review_members: Vec<String> = review_order
+            .iter()
+            .map(|&i| match i {
+                0 => member("apiVersion", r#""apiextensions.k8s.io/v1""#),
+                1 => member("kind", r#""ConversionReview""#),
+                2 => member("request", &request),
+                _ => member("extra", "null"),
+            })
+            .collect();
+        format!("{space}{{{}{space}}}{space}", review_members.join(","))
+    }
+
+    /// Wherever the one-pass reading answers, it answers as the two reads do, byte for byte;
+    /// it answers the layouts it is for (the API server's, keys sorted, white space) and
+    /// leaves the others, and a limit at any byte around the response's size gives the same
+    /// answer both ways, whether the uid comes before the objects or after them.
+    #[test]
+    fn the_single_pass_answers_as_two_reads() {
+        for converter in converters() {
+            single_pass_answers_as_two_reads(converter.as_ref());
+        }
+    }
+
+    fn single_pass_answers_as_two_reads(converter: &dyn ObjectConverter) {
+        let objects = objects();
+        // The objects that convert (or are returned unchanged).
+        let good: Vec<&str> = [0, 1, 2, 3, 8, 9, 12, 13]
+            .map(|i| objects[i].as_str())
+            .into();
+        let (up, down) = ("cluster.x-k8s.io/v1beta2", "cluster.x-k8s.io/v1beta1");
+        // A failing object among good ones (the objects after it are read and counted, not
+        // converted), and one followed by an object that is not JSON.
+        let mut failing: Vec<&str> = good.clone();
+        failing.insert(2, &objects[4]);
+        let mut broken = failing.clone();
+        broken.push(r#"{"a":}"#);
+        let answered = [
+            (laid_out(&[1, 0, 2], &[0, 1, 2], "u", up, &good, ""), true),
+            (
+                laid_out(&[0, 1, 2], &[1, 2, 0], "u<&>", down, &good, ""),
+                true,
+            ),
+            (
+                laid_out(&[0, 1, 2], &[1, 0, 2], "ü", up, &good, "\n\t \r"),
+                true,
+            ),
+            (laid_out(&[0, 1, 2], &[0, 1, 2], "", up, &[], " "), true),
+            (
+                laid_out(&[1, 0, 2], &[0, 1, 2], "u", up, &failing, ""),
+                false,
+            ),
+            (
+                laid_out(&[0, 1, 2], &[0, 1, 2], "u", "v9", &good, ""),
+                false,
+            ),
+        ];
+        for (body, success) in &answered {
+            let fast = single_pass::answer(converter, body, usize::MAX);
+            let fast = fast.unwrap_or_else(|| panic!("not answered in one pass: {body}"));
+            assert_eq!(
+                fast,
+                two_reads(converter, body.as_bytes(), usize::MAX),
+                "{body}"
+            );
+            let text = String::from_utf8_lossy(&fast.body);
+            assert_eq!(text.contains(r#""status":"Success""#), *success, "{text}");
+        }
+        let left = [
+            laid_out(&[2, 0, 1], &[0, 1, 2], "u", up, &good, ""),
+            laid_out(&[0, 1, 2, 3], &[0, 1, 2], "u", up, &good, ""),
+            laid_out(&[0, 1, 2], &[0, 1, 2, 3], "u", up, &good, ""),
+            laid_out(&[0, 1, 2], &[0, 2, 1], "u", up, &good, ""),
+            laid_out(&[0, 1, 2], &[0, 0, 1, 2], "u", up, &good, ""),
+            laid_out(&[0, 1, 2], &[0, 1, 2], "u\"q", up, &good, ""),
+            laid_out(&[0, 1, 2], &[1, 2], "u", up, &good, ""),
+            laid_out(&[0, 1, 2], &[0, 1, 2], "u", up, &good, "\u{c}"),
+            // A failure before the uid is known, and an object after a failure that is not JSON.
+            laid_out(&[0, 1, 2], &[1, 2, 0], "u", up, &failing, ""),
+            laid_out(&[0, 1, 2], &[0, 1, 2], "u", up, &broken, ""),
+        ];
+        // A control character in a string: not JSON.
+        let raw_tab =
+            laid_out(&[0, 1, 2], &[0, 1, 2], "u", up, &good, "").replace("\"u\"", "\"u\tu\"");
+        for body in left.iter().chain([&raw_tab]) {
+            assert_eq!(
+                single_pass::answer(converter, body, usize::MAX),
+                None,
+                "{body}"
+            );
+        }
+        for object in &objects {
+            for desired in [up, down] {
+                let body = laid_out(&[1, 0, 2], &[0, 1, 2], "u", desired, &[object], "");
+                assert_eq!(
+                    handle_bytes(converter, body.as_bytes()),
+                    two_reads(converter, body.as_bytes(), usize::MAX),
+                    "{body}"
+                );
+            }
+        }
+        for request_order in [[0, 1, 2], [1, 2, 0]] {
+            let body = laid_out(&[0, 1, 2], &request_order, "uid", up, &good, "");
+            let size = two_reads(converter, body.as_bytes(), usize::MAX).body.len();
+            let exact = size + ENVELOPE_BYTES - 40;
+            for limit in exact - 1_100..exact + 100 {
+                assert_eq!(
+                    handle_bytes_within(converter, body.as_bytes(), limit),
+                    two_reads(converter, body.as_bytes(), limit),
+                    "limit {limit}: {body}"
+                );
+            }
+        }
+    }
+
+    mod any_layout {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+            /// Reviews of any member order (members left out, repeated or extra), white
+            /// space, uid, desired version, objects and response limit: `handle_bytes_within`
+            /// answers as the two reads do.
+            #[test]
+            fn answers_as_two_reads(
+                review_order in proptest::sample::subsequence(vec![0usize, 1, 2, 3], 2..=4).prop_shuffle(),
+                request_order in proptest::sample::subsequence(vec![0usize, 1, 2, 3, 0], 2..=5).prop_shuffle(),
+                uid in proptest::sample::select(vec!["u", "", "u<&>", "ü\u{2028}", "q\"q", "t\tt"]),
+                desired in proptest::sample::select(vec!["cluster.x-k8s.io/v1beta2", "cluster.x-k8s.io/v1beta1", "v1"]),
+                picks in proptest::collection::vec(0usize..15, 0..5),
+                space in proptest::sample::select(vec!["", " ", "\n  ", "\r\t"]),
+                limit in prop_oneof![Just(usize::MAX), 0usize..12_000],
+            ) {
+                let objects = objects();
+                let chosen: Vec<&str> = picks.iter().map(|&i| objects[i % objects.len()].as_str()).collect();
+                let body = laid_out(&review_order, &request_order, uid, desired, &chosen, space);
+                for converter in converters() {
+                    prop_assert_eq!(
+                        handle_bytes_within(converter.as_ref(), body.as_bytes(), limit),
+                        two_reads(converter.as_ref(), body.as_bytes(), limit),
+                        "{}", body
+                    );
+                }
+            }
         }
     }
 

@@ -316,4 +316,13 @@ fn an_object_without_spec_converts() {
         hub,
         json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": {"name": "w", "labels": {"a": "b"}}, "spec": {"size": 0}})
     );
+    // Through a review too, where the object is read by the decode that converts it (which
+    // fails without `spec`) and then read whole, as `convert` reads it.
+    let body = format!(
+        r#"{{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{{"uid":"u","desiredAPIVersion":"example.com/v2","objects":[{spoke}]}}}}"#
+    );
+    let response = review::handle_bytes(&converter(), body.as_bytes());
+    let response: Value = serde_json::from_slice(&response.body).unwrap();
+    assert_eq!(response["response"]["result"]["status"], "Success");
+    assert_eq!(response["response"]["convertedObjects"], json!([hub]));
 }
