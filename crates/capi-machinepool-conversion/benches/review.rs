@@ -8,6 +8,10 @@
 //! * `raw_value_floor` (the honest floor for a converter): the review read with its objects as
 //!   `RawValue`, each object parsed and printed as a `Value`, the response printed from a
 //!   struct holding the printed objects, i.e. what any converter must at least do.
+//!
+//! `REVIEW_SHAPES=a,b` measures only the groups named; `REVIEW_LAYOUT=api-server` lays the
+//! reviews out as the API server prints them (the uid before the objects) instead of with
+//! sorted keys.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::hint::black_box;
@@ -96,8 +100,19 @@ fn machine_pool(i: usize) -> Value {
     })
 }
 
+/// A review of `n` objects, its keys sorted (the uid after the objects, as `json!` prints it),
+/// or with `REVIEW_LAYOUT=api-server` laid out as the API server prints it (`kind`,
+/// `apiVersion`, `request` with `uid`, `desiredAPIVersion`, `objects`). The objects' own keys
+/// are sorted either way.
 fn review_bytes(n: usize, object: fn(usize) -> Value, desired: &str) -> Vec<u8> {
     let objects: Vec<Value> = (0..n).map(object).collect();
+    if std::env::var("REVIEW_LAYOUT").as_deref() == Ok("api-server") {
+        let objects = serde_json::to_string(&objects).unwrap();
+        return format!(
+            r#"{{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{{"uid":"bench","desiredAPIVersion":"{desired}","objects":{objects}}}}}"#
+        )
+        .into_bytes();
+    }
     serde_json::to_vec(&json!({
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
         "request": {"uid": "bench", "desiredAPIVersion": desired, "objects": objects}
