@@ -15,8 +15,8 @@ use std::sync::Arc;
 
 use capi_machinepool_api::wire;
 use kube_core::Resource;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -421,13 +421,7 @@ fn convert_leading_as_raw<C: ObjectConverter + ?Sized>(
     desired_api_version: &str,
     out: &mut Vec<u8>,
 ) -> Result<usize, ConversionError> {
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<&RawValue>();
-    let object = match stream.next() {
-        Some(Ok(object)) => object,
-        Some(Err(source)) => return Err(unknown_decode(source)),
-        None => return Err(unknown_decode(serde::de::Error::custom("no JSON value"))),
-    };
-    let used = stream.byte_offset();
+    let (object, used) = read_leading::<&RawValue>(text).map_err(unknown_decode)?;
     let type_meta = TypeMetaRef::read(object)?;
     converter.convert_read_into(object, &type_meta, desired_api_version, out)?;
     Ok(used)
@@ -472,7 +466,12 @@ impl Source<'_> {
     fn decode<T: DeserializeOwned>(self, api_version: &str) -> Result<T, ConversionError> {
         match self {
             Source::Text(text) => crate::conversion_data::decode_root(text),
-            Source::Leading(text, used) => decode_leading(text, used),
+            // The same decode as `decode_root`'s first, with no second one for an object
+            // without `metadata` or `spec` (the caller then reads the object as text).
+            Source::Leading(text, used) => read_leading(text).map(|(decoded, length)| {
+                used.set(length);
+                decoded
+            }),
             Source::Value(value) => crate::conversion_data::decode_root_value(value),
         }
         .map_err(|source| ConversionError::Decode {
@@ -482,20 +481,18 @@ impl Source<'_> {
     }
 }
 
-/// Decodes the JSON value at the start of `text` and writes how many bytes it took to `used`:
-/// the one read of an object in a list (serde_json's own reader finds its end). The same
-/// decode as [`crate::conversion_data::decode_root`]'s first, with no second one for an
-/// object without `metadata` or `spec` (the caller reads such an object as text).
-fn decode_leading<T: DeserializeOwned>(
-    text: &str,
-    used: &Cell<usize>,
-) -> Result<T, serde_json::Error> {
+/// Reads the JSON value at the start of `text`, which may go on after it, and how many bytes
+/// it took (white space before it included): serde_json's own reader finds its end, checking
+/// its syntax. As a `&RawValue` it is the value's text; as a typed object, the one read of
+/// an object in a list.
+pub(crate) fn read_leading<'a, T: Deserialize<'a>>(
+    text: &'a str,
+) -> Result<(T, usize), serde_json::Error> {
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<T>();
-    let decoded = stream
+    let value = stream
         .next()
         .unwrap_or_else(|| Err(serde::de::Error::custom("no JSON value")))?;
-    used.set(stream.byte_offset());
-    Ok(decoded)
+    Ok((value, stream.byte_offset()))
 }
 
 /// Where a converted object goes: printed at the end of a buffer, or built as a `Value`.

@@ -210,27 +210,34 @@ pub fn handle_bytes_within(
     body: &[u8],
     max_response_bytes: usize,
 ) -> Response {
-    // A text laid out as the API server sends it is read in one pass ([`single_pass`]),
-    // which answers only when the review converts, and then as `two_reads` answers.
-    if let Ok(text) = std::str::from_utf8(body)
+    // A body that is UTF-8 throughout (every request the API server sends) is read as text:
+    // in one pass when it is laid out as the API server sends it ([`single_pass`], which
+    // answers only where its answer is `two_reads`'s), else by `two_reads`.
+    let text = std::str::from_utf8(body).ok();
+    if let Some(text) = text
         && let Some(response) = single_pass::answer(converter, text, max_response_bytes)
     {
         return response;
     }
-    two_reads(converter, body, max_response_bytes)
+    two_reads(converter, body, text, max_response_bytes)
 }
 
 /// [`handle_bytes_within`] the general way: the review read with its objects as JSON text
-/// ([`RawValue`]), then each object converted from its text.
-fn two_reads(converter: &dyn ObjectConverter, body: &[u8], max_response_bytes: usize) -> Response {
-    // A body that is UTF-8 throughout (every request the API server sends) is read as text,
-    // whose objects are then not checked as UTF-8 again one by one (the two readers give the
-    // same answers on text); any other body is read as bytes, which answers with the parser's
-    // own error, or reads it when the bytes that are not UTF-8 lie in a member the parser
-    // skips (`bodies_that_are_not_utf8_are_read_as_bytes`).
-    let read = match std::str::from_utf8(body) {
-        Ok(text) => serde_json::from_str(text),
-        Err(_) => serde_json::from_slice(body),
+/// ([`RawValue`]), then each object converted from its text. `text` is `body` when it is
+/// UTF-8 throughout.
+fn two_reads(
+    converter: &dyn ObjectConverter,
+    body: &[u8],
+    text: Option<&str>,
+    max_response_bytes: usize,
+) -> Response {
+    // Text is read as text, whose objects are then not checked as UTF-8 again one by one (the
+    // two readers give the same answers on text); any other body is read as bytes, which
+    // answers with the parser's own error, or reads it when the bytes that are not UTF-8 lie
+    // in a member the parser skips (`bodies_that_are_not_utf8_are_read_as_bytes`).
+    let read = match text {
+        Some(text) => serde_json::from_str(text),
+        None => serde_json::from_slice(body),
     };
     let review: ReviewIn<'_> = match read {
         Ok(review) => review,
@@ -524,6 +531,11 @@ mod tests {
         }
     }
 
+    /// The general reading of `body` (the reference the one pass is held to).
+    fn general(converter: &dyn ObjectConverter, body: &[u8], max: usize) -> Response {
+        two_reads(converter, body, std::str::from_utf8(body).ok(), max)
+    }
+
     /// A converter written elsewhere: only the required methods, so that the one-pass
     /// reading takes the trait's default `convert_leading_into`.
     struct Elsewhere(HubSpokeConverter<v1beta2::MachinePool>);
@@ -668,7 +680,7 @@ mod tests {
             let fast = fast.unwrap_or_else(|| panic!("not answered in one pass: {body}"));
             assert_eq!(
                 fast,
-                two_reads(converter, body.as_bytes(), usize::MAX),
+                general(converter, body.as_bytes(), usize::MAX),
                 "{body}"
             );
             let text = String::from_utf8_lossy(&fast.body);
@@ -702,19 +714,19 @@ mod tests {
                 let body = laid_out(&[1, 0, 2], &[0, 1, 2], "u", desired, &[object], "");
                 assert_eq!(
                     handle_bytes(converter, body.as_bytes()),
-                    two_reads(converter, body.as_bytes(), usize::MAX),
+                    general(converter, body.as_bytes(), usize::MAX),
                     "{body}"
                 );
             }
         }
         for request_order in [[0, 1, 2], [1, 2, 0]] {
             let body = laid_out(&[0, 1, 2], &request_order, "uid", up, &good, "");
-            let size = two_reads(converter, body.as_bytes(), usize::MAX).body.len();
+            let size = general(converter, body.as_bytes(), usize::MAX).body.len();
             let exact = size + ENVELOPE_BYTES - 40;
             for limit in exact - 1_100..exact + 100 {
                 assert_eq!(
                     handle_bytes_within(converter, body.as_bytes(), limit),
-                    two_reads(converter, body.as_bytes(), limit),
+                    general(converter, body.as_bytes(), limit),
                     "limit {limit}: {body}"
                 );
             }
@@ -747,7 +759,7 @@ mod tests {
                 for converter in converters() {
                     prop_assert_eq!(
                         handle_bytes_within(converter.as_ref(), body.as_bytes(), limit),
-                        two_reads(converter.as_ref(), body.as_bytes(), limit),
+                        general(converter.as_ref(), body.as_bytes(), limit),
                         "{}", body
                     );
                 }

@@ -29,6 +29,7 @@ use super::{
     ENVELOPE_BYTES, RESPONSE_HEAD, REVIEW_API_VERSION, REVIEW_KIND, Response, conversion_failure,
     respond, success_prefix, too_large,
 };
+use crate::converter::read_leading;
 use crate::json_cursor::Cursor;
 use crate::{ConversionError, ObjectConverter};
 
@@ -193,7 +194,7 @@ fn convert_objects(
         let index = objects.count;
         let rest = cursor.rest();
         let used = if objects.failure.is_some() {
-            leading_object(rest)?.1
+            read_leading::<&RawValue>(rest).ok()?.1
         } else {
             if index > 0 {
                 objects.body.push(b',');
@@ -215,11 +216,11 @@ fn convert_objects(
                 Ok(Ok(_)) | Err(_) => {
                     uid?;
                     objects.failure = Some(Failure::TooLarge { index });
-                    leading_object(rest)?.1
+                    read_leading::<&RawValue>(rest).ok()?.1
                 }
                 Ok(Err(error)) => {
                     uid?;
-                    let (object, used) = leading_object(rest)?;
+                    let (object, used) = read_leading::<&RawValue>(rest).ok()?;
                     let label = super::describe(index, object);
                     objects.failure = Some(Failure::Conversion { label, error });
                     used
@@ -239,12 +240,4 @@ fn convert_objects(
         objects.body = Vec::new();
     }
     Some(objects)
-}
-
-/// The JSON value at the start of `text` as a `RawValue` (its syntax checked), and how many
-/// bytes it took.
-fn leading_object(text: &str) -> Option<(&RawValue, usize)> {
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<&RawValue>();
-    let object = stream.next()?.ok()?;
-    Some((object, stream.byte_offset()))
 }
