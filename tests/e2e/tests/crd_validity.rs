@@ -84,6 +84,24 @@ fn fixture_crds() -> Vec<(String, Value)> {
     crds
 }
 
+/// Held by the test that really creates (and deletes) `machinepools.cluster.x-k8s.io` until
+/// the server has removed it, and by the tests that submit CRDs of that name: a dry-run create
+/// of a name that exists, or is still being deleted, is refused as `AlreadyExists` (the tests
+/// of this binary share one server and run in parallel).
+static MACHINE_POOL_CRD_NAME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Waits (up to a minute) until the server answers 404 for the CRD `name`.
+async fn wait_deleted(client: &kube::Client, name: &str) {
+    for _ in 0..600 {
+        let request = capi_e2e::http_request("GET", &format!("{CRDS}/{name}"), Vec::new());
+        match client.request::<Value>(request).await {
+            Err(kube::Error::Api(status)) if status.code == 404 => return,
+            _ => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+        }
+    }
+    panic!("CRD {name} still there a minute after its deletion");
+}
+
 /// Our own CRD: really created (Established) and deleted.
 #[tokio::test]
 async fn our_machine_pool_crd_is_accepted() {
@@ -91,6 +109,7 @@ async fn our_machine_pool_crd_is_accepted() {
         return;
     };
     let client = server.client().await;
+    let _name = MACHINE_POOL_CRD_NAME.lock().await;
     let ours = capi_machinepool_api::machine_pool_crd_value();
     assert_eq!(ours["metadata"]["name"], "machinepools.cluster.x-k8s.io");
     capi_e2e::create_crd(&client, &ours)
@@ -105,6 +124,7 @@ async fn our_machine_pool_crd_is_accepted() {
         .request::<Value>(request)
         .await
         .unwrap_or_else(|e| panic!("delete our CRD: {e}"));
+    wait_deleted(&client, "machinepools.cluster.x-k8s.io").await;
     assert!(
         check_misses(&ours).is_some(),
         "check FAILs our own CRD under crd-valid"
@@ -118,6 +138,7 @@ async fn every_fixture_crd_the_server_refuses_fails_check() {
         return;
     };
     let client = server.client().await;
+    let _name = MACHINE_POOL_CRD_NAME.lock().await;
     let crds = fixture_crds();
     assert!(crds.len() > 100, "only {} CRDs found", crds.len());
     let mut accepted = 0;
