@@ -11,6 +11,7 @@ use capi_versions::GroupVersion;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
+use crate::api_server::CrdJudge;
 use crate::catalog::{Catalog, CrdFacts};
 use crate::crd::check_crd;
 use crate::input::{CheckOptions, CrdInput, Role};
@@ -61,6 +62,8 @@ pub struct Checker {
     /// Provider objects of kinds not known (yet) to be pools or pool machines: judged at the
     /// end, once every piece of evidence is in.
     pending: Vec<(Value, Option<Source>)>,
+    /// The API server that judges `crd-valid`, when the user has one.
+    judge: Option<Box<dyn CrdJudge>>,
 }
 
 /// A provider CRD not (yet) taken as an InfraMachinePool.
@@ -92,7 +95,16 @@ impl Checker {
             deferred: Vec::new(),
             evidence: BTreeMap::new(),
             pending: Vec::new(),
+            judge: None,
         }
+    }
+
+    /// Has `judge` (a real API server) decide `crd-valid` for every CRD checked, instead of
+    /// this crate's model of the API server's CRD validation (see [`crate::api_server`]).
+    #[must_use]
+    pub fn with_crd_judge(mut self, judge: impl CrdJudge + 'static) -> Self {
+        self.judge = Some(Box::new(judge));
+        self
     }
 
     /// The contract objects and CRD-level rules are checked against.
@@ -143,7 +155,14 @@ impl Checker {
     /// Checks a CRD (read once into `facts`) in `role` and remembers it.
     fn take_crd(&mut self, input: &CrdInput, mut facts: CrdFacts, role: Role) {
         facts.role = Some(role);
-        check_crd(&mut self.report, &self.opts, input, &facts, role);
+        check_crd(
+            &mut self.report,
+            &self.opts,
+            self.judge.as_deref(),
+            input,
+            &facts,
+            role,
+        );
         let subject = Arc::clone(&facts.subject);
         let key = (facts.group.clone(), facts.kind.clone());
         self.catalog.replace(facts);

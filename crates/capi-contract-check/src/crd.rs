@@ -10,6 +10,7 @@ use capi_contract::version::is_kube_like;
 use capi_diagnostics::excerpt::excerpt;
 use serde_json::Value;
 
+use crate::api_server::CrdJudge;
 use crate::catalog::CrdFacts;
 use crate::input::{CheckOptions, CrdInput, Role};
 use crate::report::{Report, Subject, Target};
@@ -44,6 +45,7 @@ fn versions_of(crd: &Value) -> &[Value] {
 pub(crate) fn check_crd(
     report: &mut Report,
     opts: &CheckOptions,
+    judge: Option<&dyn CrdJudge>,
     input: &CrdInput,
     facts: &CrdFacts,
     role: Role,
@@ -52,7 +54,7 @@ pub(crate) fn check_crd(
     let names = Names::of(crd);
     let subject = &facts.subject;
     let contract = opts.only_contract.unwrap_or(Contract::CURRENT);
-    crate::crd_validity::check_crd_valid(report, subject, contract, crd);
+    crate::crd_validity::check_crd_valid(report, subject, contract, crd, judge);
     check_names(report, subject, contract, crd, &names);
     for v in versions_of(crd) {
         let vname = v["name"].as_str().unwrap_or_default();

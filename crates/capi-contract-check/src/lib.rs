@@ -26,6 +26,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod api_server;
 pub mod capabilities;
 mod capability_probe;
 mod catalog;
@@ -45,6 +46,7 @@ mod schema;
 pub mod schema_view;
 mod skipped;
 
+pub use api_server::{CrdJudge, ServerCause, ServerVerdict};
 pub use checker::{Checker, check, check_crds, check_documents};
 pub use input::{CheckOptions, CrdInput, Role, classify};
 pub use object::MAX_ITEM_FINDINGS;

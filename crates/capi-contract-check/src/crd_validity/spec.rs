@@ -1,0 +1,387 @@
+//! Group, scope, names, `metadata.name`, versions: `ValidateCustomResourceDefinition` and
+//! `validateCustomResourceDefinitionSpec` (`pkg/apis/apiextensions/validation/validation.go`
+//! lines 77-110 and 355-500), `ValidateCustomResourceDefinitionNames` (lines 787-821),
+//! `validateDeprecationWarning` (lines 324-353), `ValidateCustomResourceDefinitionStoredVersions`
+//! (lines 263-288), `validatePreserveUnknownFields` (lines 1894-1906), and the v1 defaults the
+//! server applies first (`pkg/apis/apiextensions/v1/defaults.go`: `singular` and `listKind`
+//! from `kind`) and the status it sets on create (`PrepareForCreate`: `storedVersions` holds
+//! the first storage version).
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::{Bad, Layout, Refusals, json_kind, versions};
+
+/// `IsDNS1035Label`: `[a-z]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
+pub(crate) fn is_dns1035_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_lowercase()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b.last().is_some_and(|c| *c != b'-')
+}
+
+/// The messages of `IsDNS1035Label`, joined as `strings.Join(errs, ",")`.
+pub(crate) fn dns1035_errors(s: &str) -> String {
+    let mut errs = Vec::new();
+    if s.len() > 63 {
+        errs.push("must be no more than 63 characters".to_owned());
+    }
+    let b = s.as_bytes();
+    let shape_ok = !b.is_empty()
+        && b[0].is_ascii_lowercase()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b.last().is_some_and(|c| *c != b'-');
+    if !shape_ok {
+        errs.push(DNS1035.to_owned());
+    }
+    errs.join(",")
+}
+
+/// `IsDNS1123Subdomain`: dot-separated `[a-z0-9]([-a-z0-9]*[a-z0-9])?` labels, at most 253
+/// characters.
+pub(crate) fn is_dns1123_subdomain(s: &str) -> bool {
+    s.len() <= 253
+        && s.split('.').all(|label| {
+            let b = label.as_bytes();
+            !b.is_empty()
+                && b.iter()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+                && b.first().is_some_and(|c| *c != b'-')
+                && b.last().is_some_and(|c| *c != b'-')
+        })
+}
+
+/// `IsDNS1123Subdomain`'s messages, joined with `,`.
+pub(crate) fn dns1123_subdomain_errors(s: &str) -> String {
+    let mut errs = Vec::new();
+    if s.len() > 253 {
+        errs.push("must be no more than 253 characters");
+    }
+    if !is_dns1123_subdomain(&s[..s.len().min(253)]) || s.is_empty() {
+        errs.push(DNS1123_SUBDOMAIN);
+    }
+    errs.join(",")
+}
+
+const DNS1035: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+const DNS1123_SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/// Groups whose CRDs need the `api-approved.kubernetes.io` annotation
+/// (`apihelpers.IsProtectedCommunityGroup`).
+fn is_protected_group(group: &str) -> bool {
+    ["k8s.io", "kubernetes.io"]
+        .iter()
+        .any(|g| group == *g || group.ends_with(&format!(".{g}")))
+}
+
+pub(super) fn validate(crd: &Value, layout: &Layout, r: &mut Refusals) {
+    let spec = &crd["spec"];
+    metadata(crd, r);
+    group_and_scope(spec, r);
+    // validation.go lines 374-383: every version needs a schema unless one is hoisted.
+    let hoisted = layout.schema
+        && versions(spec)
+            .first()
+            .is_some_and(|v| !v["schema"]["openAPIV3Schema"].is_null());
+    if !hoisted {
+        for (i, v) in versions(spec).iter().enumerate() {
+            if v["schema"]["openAPIV3Schema"].is_null() {
+                r.required(format!("spec.versions[{i}].schema.openAPIV3Schema"), "");
+            }
+        }
+    }
+    let storage = versions_list(spec, r);
+    names(spec, r);
+    stored_versions(spec, storage, r);
+    // validatePreserveUnknownFields.
+    if spec["preserveUnknownFields"] == Value::Bool(true) {
+        r.invalid(
+            "spec.preserveUnknownFields",
+            &Bad::Json(&Value::Bool(true)),
+            "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
+        );
+    }
+}
+
+/// `metadata.name` (`NameIsDNSSubdomain` and `<plural>.<group>`) and the API approval
+/// annotation of protected groups.
+fn metadata(crd: &Value, r: &mut Refusals) {
+    let spec = &crd["spec"];
+    let name = crd["metadata"]["name"].as_str().unwrap_or_default();
+    if name.is_empty() {
+        // ValidateObjectMeta: name or generateName is required.
+        r.required("metadata.name", "name or generateName is required");
+    } else {
+        let mut details = Vec::new();
+        if !is_dns1123_subdomain(name) {
+            details.push(dns1123_subdomain_errors(name));
+        }
+        let plural = spec["names"]["plural"].as_str().unwrap_or_default();
+        let group = spec["group"].as_str().unwrap_or_default();
+        if name != format!("{plural}.{group}") {
+            details.push("must be spec.names.plural+\".\"+spec.group".to_owned());
+        }
+        for detail in details {
+            r.invalid("metadata.name", &Bad::Str(name), &detail);
+        }
+    }
+    let group = spec["group"].as_str().unwrap_or_default();
+    if is_protected_group(group) {
+        let key = "api-approved.kubernetes.io";
+        let path = format!("metadata.annotations[{key}]");
+        match crd["metadata"]["annotations"][key].as_str() {
+            None => r.required(
+                path,
+                &format!("protected groups must have approval annotation \"{key}\", see https://github.com/kubernetes/enhancements/pull/1111"),
+            ),
+            Some(v) if v.starts_with("unapproved") => {}
+            Some(v) if url_ok(v) => {}
+            Some(v) => r.invalid(
+                path,
+                &Bad::Str(v),
+                &format!("protected groups must have approval annotation \"{key}\" with either a URL or a reason starting with \"unapproved\", see https://github.com/kubernetes/enhancements/pull/1111"),
+            ),
+        }
+    }
+}
+
+/// `url.Parse(v)` with a scheme and a host: what `GetAPIApprovalState` takes as approved.
+fn url_ok(v: &str) -> bool {
+    v.split_once("://")
+        .is_some_and(|(scheme, rest)| !scheme.is_empty() && !rest.is_empty())
+}
+
+fn group_and_scope(spec: &Value, r: &mut Refusals) {
+    match spec["group"].as_str().unwrap_or_default() {
+        "" => r.required("spec.group", ""),
+        g if !is_dns1123_subdomain(g) => {
+            r.invalid("spec.group", &Bad::Str(g), &dns1123_subdomain_errors(g));
+        }
+        g if !g.contains('.') => r.invalid(
+            "spec.group",
+            &Bad::Str(g),
+            "should be a domain with at least one dot",
+        ),
+        _ => {}
+    }
+    match spec["scope"].as_str().unwrap_or_default() {
+        "" => r.required("spec.scope", ""),
+        "Cluster" | "Namespaced" => {}
+        other => r.not_supported("spec.scope", other, &["Cluster", "Namespaced"]),
+    }
+}
+
+/// The list of versions: decoding of the flags, names, uniqueness, one storage version,
+/// deprecation warnings. Returns the name of the first storage version, and how many there are.
+fn versions_list<'a>(spec: &'a Value, r: &mut Refusals) -> (Option<&'a str>, usize) {
+    let list = versions(spec);
+    if !spec["versions"].is_array() && !spec["versions"].is_null() {
+        r.push(
+            "spec.versions",
+            format!(
+                "cannot unmarshal {} into a list of versions",
+                json_kind(&spec["versions"])
+            ),
+        );
+    }
+    let mut storage = (None, 0);
+    let mut seen = BTreeSet::new();
+    let mut unique = true;
+    for (i, v) in list.iter().enumerate() {
+        let at = format!("spec.versions[{i}]");
+        // Decoding: `served` and `storage` are Go bools.
+        for flag in ["served", "storage"] {
+            match &v[flag] {
+                Value::Bool(_) => {}
+                Value::Null => r.push(
+                    format!("{at}.{flag}"),
+                    "Required value: a boolean (the API server's decoder needs `true` or `false`)",
+                ),
+                other => r.push(
+                    format!("{at}.{flag}"),
+                    format!(
+                        "cannot unmarshal {} into a boolean: write `{flag}: true` or `{flag}: false`, not a string",
+                        json_kind(other)
+                    ),
+                ),
+            }
+        }
+        let name = v["name"].as_str().unwrap_or_default();
+        if v["storage"] == Value::Bool(true) {
+            if storage.0.is_none() {
+                storage.0 = Some(name);
+            }
+            storage.1 += 1;
+        }
+        if !seen.insert(name) {
+            unique = false;
+        }
+        if !is_dns1035_label(name) {
+            r.invalid(
+                format!("{at}.name"),
+                &Bad::Str(name),
+                &dns1035_errors(name),
+            );
+        }
+        deprecation_warning(v, &at, r);
+    }
+    let all = Value::Array(list.to_vec());
+    if !unique {
+        r.invalid(
+            "spec.versions",
+            &Bad::Json(&all),
+            "must contain unique version names",
+        );
+    }
+    if storage.1 != 1 {
+        r.invalid(
+            "spec.versions",
+            &Bad::Json(&all),
+            "must have exactly one version marked as storage version",
+        );
+    }
+    storage
+}
+
+/// `validateDeprecationWarning` (validation.go lines 324-353).
+fn deprecation_warning(v: &Value, at: &str, r: &mut Refusals) {
+    let Some(warning) = v.get("deprecationWarning").and_then(Value::as_str) else {
+        return;
+    };
+    let path = format!("{at}.deprecationWarning");
+    if v["deprecated"] != Value::Bool(true) {
+        r.invalid(&path, &Bad::Str(warning), "can only be set for deprecated versions");
+        return;
+    }
+    if warning.len() > 256 {
+        r.invalid(&path, &Bad::Str(warning), "must be <= 256 characters long");
+    }
+    if warning.is_empty() {
+        r.invalid(&path, &Bad::Str(warning), "must not be an empty string");
+    }
+    if let Some((i, _)) = warning.char_indices().find(|(_, c)| c.is_control()) {
+        r.invalid(
+            &path,
+            &Bad::Str(warning),
+            &format!(
+                "must only contain printable UTF-8 characters; non-printable character found at index {i}"
+            ),
+        );
+    }
+}
+
+/// Names after the v1 defaults (`singular` = lower-case `kind`, `listKind` = `kind` + "List").
+fn names(spec: &Value, r: &mut Refusals) {
+    let n = &spec["names"];
+    let text = |k: &str| n[k].as_str().unwrap_or_default().to_owned();
+    let kind = text("kind");
+    let plural = text("plural");
+    let mut singular = text("singular");
+    if singular.is_empty() {
+        singular = kind.to_lowercase();
+    }
+    let mut list_kind = text("listKind");
+    if list_kind.is_empty() && !kind.is_empty() {
+        list_kind = format!("{kind}List");
+    }
+    for (field, value) in [
+        ("plural", &plural),
+        ("singular", &singular),
+        ("kind", &kind),
+        ("listKind", &list_kind),
+    ] {
+        if value.is_empty() {
+            r.required(format!("spec.names.{field}"), "");
+        }
+    }
+    for (field, value, lower) in [
+        ("plural", &plural, false),
+        ("singular", &singular, false),
+        ("kind", &kind, true),
+        ("listKind", &list_kind, true),
+    ] {
+        if value.is_empty() {
+            continue;
+        }
+        let checked = if lower {
+            value.to_lowercase()
+        } else {
+            value.clone()
+        };
+        if !is_dns1035_label(&checked) {
+            let mixed = if lower {
+                "may have mixed case, but should otherwise match: "
+            } else {
+                ""
+            };
+            r.invalid(
+                format!("spec.names.{field}"),
+                &Bad::Str(value),
+                &format!("{mixed}{}", dns1035_errors(&checked)),
+            );
+        }
+    }
+    for (i, item) in string_list(&n["shortNames"]).iter().enumerate() {
+        if !is_dns1035_label(item) {
+            r.invalid(
+                format!("spec.names.shortNames[{i}]"),
+                &Bad::Str(item),
+                &dns1035_errors(item),
+            );
+        }
+    }
+    if !kind.is_empty() && kind == list_kind {
+        r.invalid(
+            "spec.names.listKind",
+            &Bad::Str(&list_kind),
+            "kind and listKind may not be the same",
+        );
+    }
+    for (i, item) in string_list(&n["categories"]).iter().enumerate() {
+        if !is_dns1035_label(item) {
+            r.invalid(
+                format!("spec.names.categories[{i}]"),
+                &Bad::Str(item),
+                &dns1035_errors(item),
+            );
+        }
+    }
+}
+
+fn string_list(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .map(|a| a.iter().map(|s| s.as_str().unwrap_or_default()).collect())
+        .unwrap_or_default()
+}
+
+/// `status.storedVersions` as `PrepareForCreate` sets it (the first storage version), checked
+/// by `ValidateCustomResourceDefinitionStoredVersions`.
+fn stored_versions(spec: &Value, (first, count): (Option<&str>, usize), r: &mut Refusals) {
+    let Some(first) = first else {
+        r.invalid(
+            "status.storedVersions",
+            &Bad::Json(&Value::Array(Vec::new())),
+            "must have at least one stored version",
+        );
+        return;
+    };
+    if count > 1 {
+        let stored = Value::Array(vec![Value::String(first.to_owned())]);
+        for v in versions(spec) {
+            let name = v["name"].as_str().unwrap_or_default();
+            if v["storage"] == Value::Bool(true) && name != first {
+                r.invalid(
+                    "status.storedVersions",
+                    &Bad::Json(&stored),
+                    &format!("must have the storage version {name}"),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! `--server`: the real API server as the judge, through the kube client.
+//!
+//! Every request is a server-side dry run (`dryRun=All`): the server runs its whole create
+//! path (decoding, defaulting, validation, admission) and stores nothing. The kubeconfig is
+//! read as kubectl reads it: `--kubeconfig`, else `$KUBECONFIG`, else `~/.kube/config`, else
+//! the in-cluster service account; `--context` picks a context.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use capi_contract_check::{CrdJudge, ServerCause, ServerVerdict};
+use serde_json::Value;
+
+/// The command-line flags that select the server.
+#[derive(Clone, Debug, Default)]
+pub struct ServerArgs {
+    /// `--kubeconfig`.
+    pub kubeconfig: Option<PathBuf>,
+    /// `--context`.
+    pub context: Option<String>,
+}
+
+/// How long one request may take before the server counts as unreachable.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Where CRDs are created.
+const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+/// The field manager named on dry-run applies.
+const FIELD_MANAGER: &str = "capi-machinepool-check";
+
+/// A connected API server.
+pub struct ApiServer {
+    runtime: tokio::runtime::Runtime,
+    client: kube::Client,
+    url: String,
+    /// The first error that made a verdict impossible (reported as exit status 2 at the end).
+    failure: std::sync::Mutex<Option<String>>,
+}
+
+impl std::fmt::Debug for ApiServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiServer")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the server answered to a dry-run write.
+pub enum Answer {
+    /// The object as the server would store it.
+    Accepted(Value),
+    /// A refusal that judges the object (HTTP 400, 409, 422: `BadRequest`, `AlreadyExists`,
+    /// `Invalid`), or any other answer of the server (a 404) for the caller to read.
+    Refused(Box<kube::core::Status>),
+}
+
+impl ApiServer {
+    /// Reads the kubeconfig and asks the server for its version, so that an unreachable or
+    /// misconfigured server is an error before anything is judged.
+    pub fn connect(args: &ServerArgs) -> Result<Self, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("--server: cannot start the client runtime: {e}"))?;
+        let config = runtime.block_on(config(args))?;
+        let url = config.cluster_url.to_string();
+        let client = kube::Client::try_from(config)
+            .map_err(|e| format!("--server: cannot build a client for {url}: {e}"))?;
+        let server = Self {
+            runtime,
+            client,
+            url,
+            failure: std::sync::Mutex::new(None),
+        };
+        let version = server
+            .request("GET", "/version", Vec::new(), None)
+            .map_err(|e| format!("--server: the API server {} cannot be reached: {e}", server.url))?;
+        match version {
+            Answer::Accepted(_) => Ok(server),
+            Answer::Refused(status) => Err(format!(
+                "--server: the API server {} answered {} to GET /version: {}",
+                server.url, status.code, status.message
+            )),
+        }
+    }
+
+    /// The server's URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Sends one request; `Err` when no verdict came back (transport error, timeout,
+    /// authentication or authorization refused, server error).
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Vec<u8>,
+        content_type: Option<&str>,
+    ) -> Result<Answer, String> {
+        let mut builder = http::Request::builder().method(method).uri(path);
+        builder = builder.header(
+            http::header::CONTENT_TYPE,
+            content_type.unwrap_or("application/json"),
+        );
+        let request = builder
+            .body(body)
+            .map_err(|e| format!("cannot build the request {method} {path}: {e}"))?;
+        let sent = self.runtime.block_on(async {
+            tokio::time::timeout(REQUEST_TIMEOUT, self.client.request::<Value>(request)).await
+        });
+        match sent {
+            Err(_) => Err(format!(
+                "{method} {path}: no answer within {}s",
+                REQUEST_TIMEOUT.as_secs()
+            )),
+            Ok(Ok(value)) => Ok(Answer::Accepted(value)),
+            Ok(Err(kube::Error::Api(status))) if judges(status.code) || status.code == 404 => {
+                Ok(Answer::Refused(status))
+            }
+            Ok(Err(kube::Error::Api(status))) => Err(format!(
+                "{method} {path}: {} {}: {}",
+                status.code, status.reason, status.message
+            )),
+            Ok(Err(e)) => Err(format!("{method} {path}: {e}")),
+        }
+    }
+
+    /// Dry-run create of `object` at `path` (a collection URL).
+    pub fn dry_run_create(&self, path: &str, object: &Value) -> Result<Answer, String> {
+        let body = serde_json::to_vec(object).map_err(|e| format!("cannot write JSON: {e}"))?;
+        self.request("POST", &format!("{path}?dryRun=All"), body, None)
+    }
+
+    /// Dry-run server-side apply of `object` at `path` (the object's own URL): how the server
+    /// judges a CRD that is already installed (`kubectl apply --server-side --dry-run=server`).
+    pub fn dry_run_apply(&self, path: &str, object: &Value) -> Result<Answer, String> {
+        let body = serde_json::to_vec(object).map_err(|e| format!("cannot write JSON: {e}"))?;
+        self.request(
+            "PATCH",
+            &format!("{path}?dryRun=All&fieldManager={FIELD_MANAGER}&force=true"),
+            body,
+            Some("application/apply-patch+yaml"),
+        )
+    }
+
+    /// The first error that left something unjudged, if any.
+    pub fn failure(&self) -> Option<String> {
+        self.failure.lock().ok().and_then(|f| f.clone())
+    }
+
+    fn remember_failure(&self, reason: &str) {
+        if let Ok(mut failure) = self.failure.lock()
+            && failure.is_none()
+        {
+            *failure = Some(reason.to_owned());
+        }
+    }
+}
+
+/// HTTP statuses that are the server's verdict on the object, not a failure to judge it
+/// (`BadRequest`, `AlreadyExists`/`Conflict`, `Invalid`). A 404 is a verdict only where the
+/// caller says so (a namespace that does not exist), not when the resource is not served.
+fn judges(code: u16) -> bool {
+    matches!(code, 400 | 409 | 422)
+}
+
+async fn config(args: &ServerArgs) -> Result<kube::Config, String> {
+    let options = kube::config::KubeConfigOptions {
+        context: args.context.clone(),
+        ..kube::config::KubeConfigOptions::default()
+    };
+    let config = match &args.kubeconfig {
+        Some(path) => {
+            let kubeconfig = kube::config::Kubeconfig::read_from(path)
+                .map_err(|e| format!("--kubeconfig {}: {e}", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kubeconfig, &options).await
+        }
+        None if args.context.is_some() => kube::Config::from_kubeconfig(&options).await,
+        None => {
+            return kube::Config::infer()
+                .await
+                .map_err(|e| format!("--server: no kubeconfig or in-cluster configuration: {e}"));
+        }
+    };
+    config.map_err(|e| format!("--server: cannot read the kubeconfig: {e}"))
+}
+
+/// The causes of a refusal, as the server lists them.
+pub fn causes(status: &kube::core::Status) -> Vec<ServerCause> {
+    status
+        .details
+        .as_ref()
+        .map(|d| {
+            d.causes
+                .iter()
+                .map(|c| ServerCause {
+                    field: c.field.clone(),
+                    message: c.message.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl CrdJudge for ApiServer {
+    fn server(&self) -> String {
+        format!("the API server {}", self.url)
+    }
+
+    fn judge(&self, crd: &Value) -> ServerVerdict {
+        let mut answer = self.dry_run_create(CRDS, crd);
+        if let Ok(Answer::Refused(status)) = &answer
+            && status.reason == "AlreadyExists"
+            && let Some(name) = crd["metadata"]["name"].as_str()
+        {
+            // Installed already: judged as the update `kubectl apply` would make.
+            answer = self.dry_run_apply(&format!("{CRDS}/{name}"), crd);
+        }
+        match answer {
+            Ok(Answer::Accepted(_)) => ServerVerdict::Accepted,
+            Ok(Answer::Refused(status)) if !judges(status.code) => {
+                let reason = format!(
+                    "{} {}: {} (is apiextensions.k8s.io/v1 served?)",
+                    status.code, status.reason, status.message
+                );
+                self.remember_failure(&reason);
+                ServerVerdict::NotJudged { reason }
+            }
+            Ok(Answer::Refused(status)) => ServerVerdict::Refused {
+                causes: causes(&status),
+                message: status.message,
+            },
+            Err(reason) => {
+                self.remember_failure(&reason);
+                ServerVerdict::NotJudged { reason }
+            }
+        }
+    }
+}
