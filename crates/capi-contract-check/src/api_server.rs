@@ -88,3 +88,13 @@ pub trait CrdJudge: fmt::Debug {
     /// JSON, exactly as read).
     fn judge(&self, crd: &Value) -> ServerVerdict;
 }
+
+impl<T: CrdJudge + ?Sized> CrdJudge for std::sync::Arc<T> {
+    fn server(&self) -> String {
+        (**self).server()
+    }
+
+    fn judge(&self, crd: &Value) -> ServerVerdict {
+        (**self).judge(crd)
+    }
+}

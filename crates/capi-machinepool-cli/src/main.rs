@@ -6,6 +6,7 @@ mod cmd;
 mod input;
 mod output;
 mod render;
+mod server;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -87,6 +88,17 @@ enum Command {
         /// validation and says what each change will do (rollouts, bootstrap config edits).
         #[arg(long, value_name = "FILE")]
         old: Option<PathBuf>,
+        /// Have the real API server judge (server-side dry-run create; nothing is stored):
+        /// the cluster of the kubeconfig (`--kubeconfig`, else $KUBECONFIG, else
+        /// ~/.kube/config, else the in-cluster service account).
+        #[arg(long)]
+        server: bool,
+        /// The kubeconfig file of `--server`.
+        #[arg(long, value_name = "FILE", requires = "server")]
+        kubeconfig: Option<PathBuf>,
+        /// The kubeconfig context of `--server`.
+        #[arg(long, value_name = "NAME", requires = "server")]
+        context: Option<String>,
     },
     /// Convert every MachinePool of a YAML stream; other documents pass through untouched.
     Convert {
@@ -180,6 +192,17 @@ enum Command {
         /// binary. The real kustomize runs sandboxed (see docs/contract.md, Rendering).
         #[arg(long, value_name = "auto|never|PATH", default_value = "auto")]
         kustomize: render::Mode,
+        /// Have the real API server judge (server-side dry-run create; nothing is stored):
+        /// the cluster of the kubeconfig (`--kubeconfig`, else $KUBECONFIG, else
+        /// ~/.kube/config, else the in-cluster service account).
+        #[arg(long)]
+        server: bool,
+        /// The kubeconfig file of `--server`.
+        #[arg(long, value_name = "FILE", requires = "server")]
+        kubeconfig: Option<PathBuf>,
+        /// The kubeconfig context of `--server`.
+        #[arg(long, value_name = "NAME", requires = "server")]
+        context: Option<String>,
     },
 }
 
@@ -191,7 +214,18 @@ fn main() -> ExitCode {
             file,
             control_plane_version,
             old,
-        } => cmd::validate::run(&file, old.as_deref(), control_plane_version.as_deref()),
+            server,
+            kubeconfig,
+            context,
+        } => cmd::validate::run(
+            &file,
+            old.as_deref(),
+            control_plane_version.as_deref(),
+            server.then_some(server::ServerArgs {
+                kubeconfig,
+                context,
+            }),
+        ),
         Command::Convert {
             to,
             crds,
@@ -217,6 +251,9 @@ fn main() -> ExitCode {
             hide_derive_info,
             capabilities,
             kustomize,
+            server,
+            kubeconfig,
+            context,
         } => {
             paths.extend(files);
             cmd::check::run(&cmd::check::Args {
@@ -230,6 +267,10 @@ fn main() -> ExitCode {
                 hide_derive_info,
                 capabilities,
                 kustomize,
+                server: server.then_some(server::ServerArgs {
+                    kubeconfig,
+                    context,
+                }),
             })
         }
     };

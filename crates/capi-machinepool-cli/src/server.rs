@@ -48,8 +48,8 @@ impl std::fmt::Debug for ApiServer {
 
 /// What the server answered to a dry-run write.
 pub enum Answer {
-    /// The object as the server would store it.
-    Accepted(Value),
+    /// The server would store it.
+    Accepted,
     /// A refusal that judges the object (HTTP 400, 409, 422: `BadRequest`, `AlreadyExists`,
     /// `Invalid`), or any other answer of the server (a 404) for the caller to read.
     Refused(Box<kube::core::Status>),
@@ -77,7 +77,7 @@ impl ApiServer {
             .request("GET", "/version", Vec::new(), None)
             .map_err(|e| format!("--server: the API server {} cannot be reached: {e}", server.url))?;
         match version {
-            Answer::Accepted(_) => Ok(server),
+            Answer::Accepted => Ok(server),
             Answer::Refused(status) => Err(format!(
                 "--server: the API server {} answered {} to GET /version: {}",
                 server.url, status.code, status.message
@@ -115,7 +115,7 @@ impl ApiServer {
                 "{method} {path}: no answer within {}s",
                 REQUEST_TIMEOUT.as_secs()
             )),
-            Ok(Ok(value)) => Ok(Answer::Accepted(value)),
+            Ok(Ok(_)) => Ok(Answer::Accepted),
             Ok(Err(kube::Error::Api(status))) if judges(status.code) || status.code == 404 => {
                 Ok(Answer::Refused(status))
             }
@@ -219,7 +219,7 @@ impl CrdJudge for ApiServer {
             answer = self.dry_run_apply(&format!("{CRDS}/{name}"), crd);
         }
         match answer {
-            Ok(Answer::Accepted(_)) => ServerVerdict::Accepted,
+            Ok(Answer::Accepted) => ServerVerdict::Accepted,
             Ok(Answer::Refused(status)) if !judges(status.code) => {
                 let reason = format!(
                     "{} {}: {} (is apiextensions.k8s.io/v1 served?)",

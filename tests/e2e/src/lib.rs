@@ -44,6 +44,13 @@ pub struct ApiServer {
 }
 
 impl ApiServer {
+    /// The kubeconfig that reaches this server (its CA file written beside the log), as
+    /// `kubectl --kubeconfig` and `capi-machinepool check --server --kubeconfig` read it.
+    #[must_use]
+    pub fn kubeconfig(&self) -> &str {
+        &self.kubeconfig
+    }
+
     /// A client for this server, bound to the current tokio runtime.
     ///
     /// # Panics

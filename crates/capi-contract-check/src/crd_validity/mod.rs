@@ -135,6 +135,46 @@ fn server_verdict(
     }
 }
 
+/// The model's verdict on one CRD, without a contract around it: what the API server's CRD
+/// validation would refuse (`(field path, message)`, as the server reports them), and what
+/// was left to the server (`(what, how many)`; empty when everything was judged).
+///
+/// ```
+/// let crd = serde_json::json!({
+///     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+///     "metadata": {"name": "foos.example.com"},
+///     "spec": {"group": "example.com", "scope": "Namespaced",
+///         "names": {"kind": "Foo", "plural": "foos"},
+///         "versions": [{"name": "v1", "served": true, "storage": true,
+///             "schema": {"openAPIV3Schema": {"type": "object",
+///                 "x-kubernetes-validations": [{"rule": "has(self.spec)"}]}}}]}
+/// });
+/// let verdict = capi_contract_check::crd_validity(&crd);
+/// assert!(verdict.refusals.is_empty());
+/// assert_eq!(verdict.not_judged, [("CEL rules (x-kubernetes-validations) not compiled here".to_owned(), 1)]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CrdValidity {
+    /// Each refusal: the field path and the message after it.
+    pub refusals: Vec<(String, String)>,
+    /// What was not judged, and how often.
+    pub not_judged: Vec<(String, usize)>,
+}
+
+/// Runs the model of the API server's CRD validation (`docs/crd-validation.md`) on `crd`.
+#[must_use]
+pub fn crd_validity(crd: &Value) -> CrdValidity {
+    let r = validate(crd);
+    CrdValidity {
+        refusals: r.errors,
+        not_judged: r
+            .not_judged
+            .into_iter()
+            .map(|(what, n)| (what.to_owned(), n))
+            .collect(),
+    }
+}
+
 /// What the model finds in one CRD.
 #[derive(Debug, Default)]
 pub(crate) struct Refusals {

@@ -444,7 +444,8 @@ fn nested_value_validation(node: &Value, skip_any_of: bool, level: Level, at: &s
     }
 }
 
-/// `validateStructuralCompleteness`: what a junctor names must be in the structural schema.
+/// `validateStructuralCompleteness`: what a junctor of the **root** names must be in the
+/// structural schema (upstream checks the root's junctors only, not those of nested nodes).
 fn completeness(node: &Value, at: &str, r: &mut Refusals) {
     let Some(obj) = node.as_object() else {
         return;
@@ -456,11 +457,6 @@ fn completeness(node: &Value, at: &str, r: &mut Refusals) {
     }
     if let Some(not) = obj.get("not") {
         nested_completeness(not, Some(node), at, &format!("{at}.not"), r);
-    }
-    for (suffix, child) in children(obj) {
-        if suffix.starts_with(".properties") || suffix == ".items" || suffix == ".additionalProperties" {
-            completeness(child, &format!("{at}{suffix}"), r);
-        }
     }
 }
 

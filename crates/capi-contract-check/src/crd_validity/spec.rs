@@ -228,6 +228,11 @@ fn versions_list<'a>(spec: &'a Value, r: &mut Refusals) -> (Option<&'a str>, usi
                 &Bad::Str(name),
                 &dns1035_errors(name),
             );
+            // The v1 conversion copies the first version's name to the internal
+            // `spec.version`, which is validated again (validation.go lines 485-492).
+            if i == 0 {
+                r.invalid("spec.version", &Bad::Str(name), &dns1035_errors(name));
+            }
         }
         deprecation_warning(v, &at, r);
     }

@@ -20,13 +20,14 @@ pub(super) fn validate_all(spec: &Value, layout: &Layout, r: &mut Refusals) {
         }
     }
     for place in layout.places(spec, "selectableFields") {
+        // Where the schema was hoisted and the selectable fields were not (or the reverse),
+        // the server finds no schema next to them (validation.go lines 310-321 and 483-495).
         let schema = match place.version {
-            Some(i) => &versions(spec)[i]["schema"]["openAPIV3Schema"],
-            None => versions(spec)
-                .first()
-                .map_or(&Value::Null, |v| &v["schema"]["openAPIV3Schema"]),
+            Some(i) if !layout.schema => Some(&versions(spec)[i]["schema"]["openAPIV3Schema"]),
+            None if layout.schema => versions(spec).first().map(|v| &v["schema"]["openAPIV3Schema"]),
+            _ => None,
         };
-        if schema.is_null() {
+        let Some(schema) = schema.filter(|s| !s.is_null()) else {
             let detail = if place.version.is_some() {
                 "may only be set when `version.schema.openAPIV3Schema` is not included"
             } else {
@@ -34,7 +35,7 @@ pub(super) fn validate_all(spec: &Value, layout: &Layout, r: &mut Refusals) {
             };
             r.invalid(&place.path, &Bad::Str(""), detail);
             continue;
-        }
+        };
         selectable_fields(place.value, schema, &place.path, r);
     }
 }

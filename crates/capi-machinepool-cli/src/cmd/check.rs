@@ -28,6 +28,8 @@ pub struct Args {
     pub capabilities: bool,
     /// `--kustomize`.
     pub kustomize: crate::render::Mode,
+    /// `--server`: the API server that judges `crd-valid`.
+    pub server: Option<crate::server::ServerArgs>,
 }
 
 /// Reads the CRD paths into the checker; fails when none holds a CRD. Directories with a
@@ -178,11 +180,26 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         v1beta1_compat: !args.no_v1beta1_compat,
     };
     let mut checker = Checker::new(opts);
+    let judge = match &args.server {
+        Some(server) => {
+            let server = std::sync::Arc::new(crate::server::ApiServer::connect(server)?);
+            checker = checker.with_crd_judge(std::sync::Arc::clone(&server));
+            Some(server)
+        }
+        None => None,
+    };
     let renderer = read_crds(&mut checker, &args.paths, &args.kustomize)?;
     if let Some(objects) = &args.objects {
         read_objects(&mut checker, objects)?;
     }
     let report = checker.finish();
+    if let Some(reason) = judge.as_ref().and_then(|s| s.failure()) {
+        return Err(format!(
+            "--server: the API server {} gave no verdict: {reason}",
+            judge.as_ref().map_or("", |s| s.url())
+        )
+        .into());
+    }
     let report = if args.hide_derive_info {
         report.without_derive_info()
     } else {

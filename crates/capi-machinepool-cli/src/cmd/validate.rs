@@ -25,7 +25,14 @@ pub fn run(
     file: &Path,
     old: Option<&Path>,
     control_plane_version: Option<&str>,
+    server: Option<crate::server::ServerArgs>,
 ) -> Result<ExitCode, Failure> {
+    let server = server
+        .as_ref()
+        .map(crate::server::ApiServer::connect)
+        .transpose()?;
+    // `--server`: the server's own verdict on each MachinePool, by source.
+    let mut verdicts: std::collections::BTreeMap<String, ServerAnswer> = Default::default();
     let admission = Admission::new().map_err(|e| e.to_string())?;
     let mut validation = Validation::new(&admission);
     if let Some(version) = control_plane_version {
@@ -39,13 +46,35 @@ pub fn run(
         })?;
     }
     crate::input::for_each_object(file, |source, value| {
+        if let Some(server) = &server
+            && value["kind"] == "MachinePool"
+            && value["apiVersion"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("cluster.x-k8s.io/"))
+        {
+            verdicts.insert(source.to_string(), ask(server, &value)?);
+        }
         validation.add(source.to_string(), &value);
         Ok(())
     })?;
     let report = validation.finish();
     let mut text = String::new();
+    let mut refused = 0;
     for pool in &report.pools {
         let _ = write!(text, "{pool}");
+        if let (Some(server), Some(answer)) = (&server, verdicts.get(&pool.source)) {
+            refused += usize::from(!answer.is_empty());
+            if answer.is_empty() {
+                let _ = writeln!(
+                    text,
+                    "  server  the API server {} accepts it (server-side dry run)",
+                    server.url()
+                );
+            }
+            for line in answer {
+                let _ = writeln!(text, "  server  error   {line}");
+            }
+        }
         let unchecked = pool
             .findings
             .iter()
@@ -61,7 +90,10 @@ pub fn run(
         report.pools.len(),
         report.invalid()
     );
-    let code = if report.passes() {
+    if server.is_some() {
+        let _ = writeln!(text, "{refused} refused by the API server");
+    }
+    let code = if report.passes() && refused == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -70,4 +102,39 @@ pub fn run(
     out.write(text.as_bytes(), code)?;
     out.flush(code)?;
     Ok(code)
+}
+
+/// The server's causes for refusing one MachinePool (empty: accepted).
+type ServerAnswer = Vec<String>;
+
+/// A dry-run create of `object` at its own version, in its namespace (`default` when none).
+fn ask(server: &crate::server::ApiServer, object: &serde_json::Value) -> Result<ServerAnswer, Failure> {
+    let version = object["apiVersion"]
+        .as_str()
+        .and_then(|v| v.split_once('/'))
+        .map_or("", |(_, v)| v);
+    let namespace = object["metadata"]["namespace"].as_str().unwrap_or("default");
+    let path = format!("/apis/cluster.x-k8s.io/{version}/namespaces/{namespace}/machinepools");
+    match server.dry_run_create(&path, object) {
+        Ok(crate::server::Answer::Accepted) => Ok(Vec::new()),
+        Ok(crate::server::Answer::Refused(status)) if status.code == 404 && status.details.as_ref().is_none_or(|d| d.kind != "namespaces") => {
+            Err(format!(
+                "--server: the API server {} does not serve MachinePools at cluster.x-k8s.io/{version} ({}); install the MachinePool CRD first (`capi-machinepool crd | kubectl apply -f -`)",
+                server.url(),
+                status.message
+            )
+            .into())
+        }
+        Ok(crate::server::Answer::Refused(status)) => {
+            let causes = crate::server::causes(&status);
+            if causes.is_empty() {
+                return Ok(vec![status.message]);
+            }
+            Ok(causes
+                .into_iter()
+                .map(|c| format!("{}: {}", c.field, c.message))
+                .collect())
+        }
+        Err(reason) => Err(format!("--server: {reason}").into()),
+    }
 }
