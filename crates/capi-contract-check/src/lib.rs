@@ -47,8 +47,8 @@ pub mod schema_view;
 mod skipped;
 
 pub use api_server::{CrdJudge, ServerCause, ServerVerdict};
-pub use crd_validity::{CrdValidity, crd_validity};
 pub use checker::{Checker, check, check_crds, check_documents};
+pub use crd_validity::{CrdValidity, crd_validity};
 pub use input::{CheckOptions, CrdInput, Role, classify};
 pub use object::MAX_ITEM_FINDINGS;
 pub use report::{Finding, Outcome, Report, Subject, Target};

@@ -65,7 +65,9 @@ impl ApiServer {
             .map_err(|e| format!("--server: cannot start the client runtime: {e}"))?;
         let config = runtime.block_on(config(args))?;
         let url = config.cluster_url.to_string();
-        let client = kube::Client::try_from(config)
+        // The client spawns its buffer task: it is built inside the runtime.
+        let client = runtime
+            .block_on(async { kube::Client::try_from(config) })
             .map_err(|e| format!("--server: cannot build a client for {url}: {e}"))?;
         let server = Self {
             runtime,
@@ -75,7 +77,12 @@ impl ApiServer {
         };
         let version = server
             .request("GET", "/version", Vec::new(), None)
-            .map_err(|e| format!("--server: the API server {} cannot be reached: {e}", server.url))?;
+            .map_err(|e| {
+                format!(
+                    "--server: the API server {} cannot be reached: {e}",
+                    server.url
+                )
+            })?;
         match version {
             Answer::Accepted => Ok(server),
             Answer::Refused(status) => Err(format!(

@@ -62,7 +62,10 @@ async fn server_verdict(client: &kube::Client, crd: &Value) -> Option<BTreeSet<S
     match client.request::<Value>(request).await {
         Ok(_) => None,
         Err(kube::Error::Api(status)) => {
-            assert_ne!(status.reason, "AlreadyExists", "a base CRD is installed: {status:?}");
+            assert_ne!(
+                status.reason, "AlreadyExists",
+                "a base CRD is installed: {status:?}"
+            );
             let mut fields: BTreeSet<String> = status
                 .details
                 .map(|d| d.causes.into_iter().map(|c| c.field).collect())
@@ -81,7 +84,10 @@ struct Pick(u64);
 
 impl Pick {
     fn next(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.0 >> 33) % n as u64) as usize
     }
     fn of<'a, T>(&mut self, items: &'a [T]) -> &'a T {
@@ -134,7 +140,10 @@ fn mutate(crd: &mut Value, family: &str, p: &mut Pick) {
         "names" => match p.next(5) {
             0 => crd["spec"]["names"]["listKind"] = json!(kind),
             1 => crd["spec"]["names"]["shortNames"] = json!([*p.of(&["ok", "Bad", "a_b", "x1"])]),
-            2 => crd["spec"]["names"]["categories"] = json!([*p.of(&["cluster-api", "Cluster API", "9x"])]),
+            2 => {
+                crd["spec"]["names"]["categories"] =
+                    json!([*p.of(&["cluster-api", "Cluster API", "9x"])])
+            }
             3 => crd["spec"]["names"]["singular"] = json!(*p.of(&["Upper", "fine", "a.b"])),
             _ => crd["spec"]["names"]["kind"] = json!(*p.of(&["Bad Kind", "good", "Kind-2"])),
         },
@@ -181,14 +190,28 @@ fn mutate(crd: &mut Value, family: &str, p: &mut Pick) {
             let svc = json!({"namespace": "capi", "name": "webhook", "path": "/convert"});
             crd["spec"]["conversion"] = match p.next(9) {
                 0 => json!({"strategy": "Webhook"}),
-                1 => json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"]}}),
+                1 => {
+                    json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"]}})
+                }
                 2 => json!({"strategy": "Webhook", "webhook": {"clientConfig": {"service": svc}}}),
-                3 => json!({"strategy": "Webhook", "webhook": {"clientConfig": {"service": svc, "url": "https://x/c"}, "conversionReviewVersions": ["v1"]}}),
-                4 => json!({"strategy": "Webhook", "webhook": {"clientConfig": {"url": *p.of(&["http://x/c", "https://x/c?q=1", "https:///c", "https://u@x/c", "https://x/c#f"])}, "conversionReviewVersions": ["v1"]}}),
-                5 => json!({"strategy": "Webhook", "webhook": {"clientConfig": {"service": {"namespace": "capi", "name": "webhook", "port": *p.of(&[0, 443, 70000])}}, "conversionReviewVersions": ["v1"]}}),
-                6 => json!({"strategy": "Webhook", "webhook": {"clientConfig": {"service": svc}, "conversionReviewVersions": *p.of(&[json!(["v2"]), json!(["v1", "v1"]), json!(["v1beta1", "V2"])])}}),
-                7 => json!({"strategy": "None", "webhook": {"clientConfig": {"service": svc}, "conversionReviewVersions": ["v1"]}}),
-                _ => json!({"strategy": *p.of(&["Nope", "None", "Webhook"]), "webhook": {"clientConfig": {"service": {"namespace": *p.of(&["", "ns"]), "name": *p.of(&["", "n"]), "path": *p.of(&["/ok", "no-slash", "/a//b", "/Up"])}}, "conversionReviewVersions": ["v1"]}}),
+                3 => {
+                    json!({"strategy": "Webhook", "webhook": {"clientConfig": {"service": svc, "url": "https://x/c"}, "conversionReviewVersions": ["v1"]}})
+                }
+                4 => {
+                    json!({"strategy": "Webhook", "webhook": {"clientConfig": {"url": *p.of(&["http://x/c", "https://x/c?q=1", "https:///c", "https://u@x/c", "https://x/c#f"])}, "conversionReviewVersions": ["v1"]}})
+                }
+                5 => {
+                    json!({"strategy": "Webhook", "webhook": {"clientConfig": {"service": {"namespace": "capi", "name": "webhook", "port": *p.of(&[0, 443, 70000])}}, "conversionReviewVersions": ["v1"]}})
+                }
+                6 => {
+                    json!({"strategy": "Webhook", "webhook": {"clientConfig": {"service": svc}, "conversionReviewVersions": *p.of(&[json!(["v2"]), json!(["v1", "v1"]), json!(["v1beta1", "V2"])])}})
+                }
+                7 => {
+                    json!({"strategy": "None", "webhook": {"clientConfig": {"service": svc}, "conversionReviewVersions": ["v1"]}})
+                }
+                _ => {
+                    json!({"strategy": *p.of(&["Nope", "None", "Webhook"]), "webhook": {"clientConfig": {"service": {"namespace": *p.of(&["", "ns"]), "name": *p.of(&["", "n"]), "path": *p.of(&["/ok", "no-slash", "/a//b", "/Up"])}}, "conversionReviewVersions": ["v1"]}})
+                }
             };
         }
         "scale" => {
@@ -209,7 +232,12 @@ fn mutate(crd: &mut Value, family: &str, p: &mut Pick) {
                 "jsonPath": *p.of(&[".status.ready", "status.ready", ""]),
             });
             let first_only = p.next(2) == 0;
-            for (i, v) in crd["spec"]["versions"].as_array_mut().unwrap().iter_mut().enumerate() {
+            for (i, v) in crd["spec"]["versions"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .enumerate()
+            {
                 if i == 0 || !first_only {
                     v["additionalPrinterColumns"] = json!([column.clone()]);
                 }
@@ -256,12 +284,14 @@ fn mutate(crd: &mut Value, family: &str, p: &mut Pick) {
             match p.next(4) {
                 0 => {
                     let root = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
-                    root["properties"]["metadata"] = p.of(&[
-                        json!({"type": "object", "properties": {"name": {"type": "string"}}}),
-                        json!({"type": "object", "properties": {"labels": {"type": "object"}}}),
-                        json!({"type": "object", "description": "meta"}),
-                        json!({"type": "string"}),
-                    ]).clone();
+                    root["properties"]["metadata"] = p
+                        .of(&[
+                            json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+                            json!({"type": "object", "properties": {"labels": {"type": "object"}}}),
+                            json!({"type": "object", "description": "meta"}),
+                            json!({"type": "string"}),
+                        ])
+                        .clone();
                 }
                 _ => add_field(crd, node, p),
             }
@@ -279,16 +309,30 @@ fn mutate(crd: &mut Value, family: &str, p: &mut Pick) {
                 node
             };
             let node = match p.next(11) {
-                0 => list(json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]})),
+                0 => list(
+                    json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]}),
+                ),
                 1 => list(json!({"x-kubernetes-list-type": "map"})),
-                2 => list(json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["absent"]})),
-                3 => list(json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["opt"]})),
-                4 => list(json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["tags"]})),
-                5 => list(json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "port"]})),
+                2 => list(
+                    json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["absent"]}),
+                ),
+                3 => list(
+                    json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["opt"]}),
+                ),
+                4 => list(
+                    json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["tags"]}),
+                ),
+                5 => list(
+                    json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "port"]}),
+                ),
                 6 => list(json!({"x-kubernetes-list-type": "set"})),
                 7 => list(json!({"x-kubernetes-list-type": *p.of(&["bag", "atomic"])})),
-                8 => json!({"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}),
-                9 => json!({"type": "object", "x-kubernetes-map-type": *p.of(&["granular", "atomic", "weird"])}),
+                8 => {
+                    json!({"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"})
+                }
+                9 => {
+                    json!({"type": "object", "x-kubernetes-map-type": *p.of(&["granular", "atomic", "weird"])})
+                }
                 _ => json!({"type": "string", "x-kubernetes-list-type": "atomic"}),
             };
             add_field(crd, node, p);
@@ -315,27 +359,52 @@ fn mutate(crd: &mut Value, family: &str, p: &mut Pick) {
         }
         "pattern" => {
             let pattern = *p.of(&[
-                "^[a-z]+$", "(?=a)", "(?!a)b", "(?<=a)b", "(a)\\1", "(a", "a)", "[a", "a\\",
-                "*a", "a**", "a{1001}", "a{2,5}", "(?i)abc", "(?x)a", "\\d+", "[[:alpha:]]",
-                "(?P<n>a)", "\\Qa.b\\E", "a{,3}", "\\pL", "\\C", "a*?", "a??", "a???", "\\z",
+                "^[a-z]+$",
+                "(?=a)",
+                "(?!a)b",
+                "(?<=a)b",
+                "(a)\\1",
+                "(a",
+                "a)",
+                "[a",
+                "a\\",
+                "*a",
+                "a**",
+                "a{1001}",
+                "a{2,5}",
+                "(?i)abc",
+                "(?x)a",
+                "\\d+",
+                "[[:alpha:]]",
+                "(?P<n>a)",
+                "\\Qa.b\\E",
+                "a{,3}",
+                "\\pL",
+                "\\C",
+                "a*?",
+                "a??",
+                "a???",
+                "\\z",
             ]);
             add_field(crd, json!({"type": "string", "pattern": pattern}), p);
         }
         "cel" => {
             let reason = *p.of(&["FieldValueInvalid", "Nope"]);
-            let rule = p.of(&[
-                json!({"rule": "self.size() > 0"}),
-                json!({"rule": "self.size( > 0"}),
-                json!({"rule": "self.nope == 1"}),
-                json!({"rule": "1"}),
-                json!({"rule": ""}),
-                json!({"rule": "self.size() > 0", "reason": reason}),
-                json!({"rule": "self.size() > 0", "message": " "}),
-                json!({"rule": "self.size() > 0", "message": "a\nb"}),
-                json!({"rule": "self.size()\n> 0"}),
-                json!({"rule": "self.size() > 0", "messageExpression": " "}),
-                json!({"rule": "self.size() > 0", "optionalOldSelf": true}),
-            ]).clone();
+            let rule = p
+                .of(&[
+                    json!({"rule": "self.size() > 0"}),
+                    json!({"rule": "self.size( > 0"}),
+                    json!({"rule": "self.nope == 1"}),
+                    json!({"rule": "1"}),
+                    json!({"rule": ""}),
+                    json!({"rule": "self.size() > 0", "reason": reason}),
+                    json!({"rule": "self.size() > 0", "message": " "}),
+                    json!({"rule": "self.size() > 0", "message": "a\nb"}),
+                    json!({"rule": "self.size()\n> 0"}),
+                    json!({"rule": "self.size() > 0", "messageExpression": " "}),
+                    json!({"rule": "self.size() > 0", "optionalOldSelf": true}),
+                ])
+                .clone();
             let field_path = p.next(3);
             add_field(
                 crd,
@@ -352,14 +421,16 @@ fn mutate(crd: &mut Value, family: &str, p: &mut Pick) {
         _ => {
             // status-root: only some keywords at the root with the status subresource.
             let root = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
-            let (key, value) = p.of(&[
-                ("nullable", json!(true)),
-                ("enum", json!([{}])),
-                ("x-kubernetes-map-type", json!("atomic")),
-                ("description", json!("fine")),
-                ("minProperties", json!(1)),
-                ("type", json!("string")),
-            ]).clone();
+            let (key, value) = p
+                .of(&[
+                    ("nullable", json!(true)),
+                    ("enum", json!([{}])),
+                    ("x-kubernetes-map-type", json!("atomic")),
+                    ("description", json!("fine")),
+                    ("minProperties", json!(1)),
+                    ("type", json!("string")),
+                ])
+                .clone();
             root[key] = value;
             crd["spec"]["versions"][0]["subresources"]["status"] = json!({});
         }
@@ -376,12 +447,24 @@ fn generated_mutants_are_judged_as_the_api_server_judges_them() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let client = runtime.block_on(server.client());
     for base in &bases {
-        assert_eq!(runtime.block_on(server_verdict(&client, base)), None, "the server accepts every base");
+        assert_eq!(
+            runtime.block_on(server_verdict(&client, base)),
+            None,
+            "the server accepts every base"
+        );
         let verdict = capi_contract_check::crd_validity(base);
-        assert_eq!(verdict, Default::default(), "the model accepts and fully judges every base");
+        assert_eq!(
+            verdict,
+            Default::default(),
+            "the model accepts and fully judges every base"
+        );
     }
     let mut runner = TestRunner::new_with_rng(
-        Config { cases: CASES, failure_persistence: None, ..Config::default() },
+        Config {
+            cases: CASES,
+            failure_persistence: None,
+            ..Config::default()
+        },
         TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
     );
     let disagreements = std::cell::RefCell::new(Vec::new());
@@ -421,7 +504,10 @@ fn generated_mutants_are_judged_as_the_api_server_judges_them() {
         eprintln!("  {family:12} {outcome:24} {n}");
     }
     for family in FAMILIES {
-        assert!(counts.keys().any(|(f, _)| f == family), "family {family} never drawn");
+        assert!(
+            counts.keys().any(|(f, _)| f == family),
+            "family {family} never drawn"
+        );
     }
     let disagreements = disagreements.into_inner();
     assert!(

@@ -29,27 +29,45 @@ fn has_newlines(s: &str) -> bool {
 /// Checks the rules of one schema node; `clean` is false when the node already has schema
 /// errors (the server then does not compile its rules either).
 pub(super) fn validate(node: &Value, at: &str, clean: bool, r: &mut Refusals) {
-    let Some(rules) = node.get("x-kubernetes-validations").and_then(Value::as_array) else {
+    let Some(rules) = node
+        .get("x-kubernetes-validations")
+        .and_then(Value::as_array)
+    else {
         return;
     };
     let before = r.errors.len();
     for (i, rule) in rules.iter().enumerate() {
         let path = format!("{at}.x-kubernetes-validations[{i}]");
         let text = |k: &str| rule[k].as_str().unwrap_or_default();
-        let (expr, message, message_expr) = (text("rule"), text("message"), text("messageExpression"));
+        let (expr, message, message_expr) =
+            (text("rule"), text("message"), text("messageExpression"));
         let trimmed_rule = expr.trim();
         let trimmed_message = message.trim();
         if trimmed_rule.is_empty() {
             r.required(format!("{path}.rule"), "rule is not specified");
         } else if !message.is_empty() && trimmed_message.is_empty() {
-            r.invalid(format!("{path}.message"), &Bad::Str(message), "must be non-empty if specified");
+            r.invalid(
+                format!("{path}.message"),
+                &Bad::Str(message),
+                "must be non-empty if specified",
+            );
         } else if has_newlines(trimmed_message) {
-            r.invalid(format!("{path}.message"), &Bad::Str(message), "must not contain line breaks");
+            r.invalid(
+                format!("{path}.message"),
+                &Bad::Str(message),
+                "must not contain line breaks",
+            );
         } else if has_newlines(trimmed_rule) && trimmed_message.is_empty() {
-            r.required(format!("{path}.message"), "message must be specified if rule contains line breaks");
+            r.required(
+                format!("{path}.message"),
+                "message must be specified if rule contains line breaks",
+            );
         }
         if !message_expr.is_empty() && message_expr.trim().is_empty() {
-            r.required(format!("{path}.messageExpression"), "messageExpression must be non-empty if specified");
+            r.required(
+                format!("{path}.messageExpression"),
+                "messageExpression must be non-empty if specified",
+            );
         }
         if let Some(reason) = rule.get("reason").and_then(Value::as_str)
             && !REASONS.contains(&reason)
@@ -58,13 +76,25 @@ pub(super) fn validate(node: &Value, at: &str, clean: bool, r: &mut Refusals) {
         }
         let field_path = text("fieldPath");
         if !field_path.is_empty() && field_path.trim().is_empty() {
-            r.invalid(format!("{path}.fieldPath"), &Bad::Str(field_path), "must be non-empty if specified");
+            r.invalid(
+                format!("{path}.fieldPath"),
+                &Bad::Str(field_path),
+                "must be non-empty if specified",
+            );
         }
         if has_newlines(field_path) {
-            r.invalid(format!("{path}.fieldPath"), &Bad::Str(field_path), "must not contain line breaks");
+            r.invalid(
+                format!("{path}.fieldPath"),
+                &Bad::Str(field_path),
+                "must not contain line breaks",
+            );
         }
         if !field_path.is_empty() && !field_path_valid(node, field_path) {
-            r.invalid(format!("{path}.fieldPath"), &Bad::Str(field_path), "must be a valid path");
+            r.invalid(
+                format!("{path}.fieldPath"),
+                &Bad::Str(field_path),
+                "must be a valid path",
+            );
         }
     }
     if clean && r.errors.len() == before {

@@ -11,7 +11,9 @@
 
 use serde_json::Value;
 
-use super::spec::{dns1035_errors, dns1123_subdomain_errors, is_dns1035_label, is_dns1123_subdomain};
+use super::spec::{
+    dns1035_errors, dns1123_subdomain_errors, is_dns1035_label, is_dns1123_subdomain,
+};
 use super::{Bad, Refusals};
 
 const AT: &str = "spec.conversion";
@@ -49,10 +51,16 @@ pub(super) fn validate(spec: &Value, r: &mut Refusals) {
         review_versions(reviews, r);
     } else {
         if !client.is_null() {
-            r.forbidden(CLIENT, "should not be set when strategy is not set to Webhook");
+            r.forbidden(
+                CLIENT,
+                "should not be set when strategy is not set to Webhook",
+            );
         }
         if reviews.as_array().is_some_and(|a| !a.is_empty()) {
-            r.forbidden(REVIEWS, "should not be set when strategy is not set to Webhook");
+            r.forbidden(
+                REVIEWS,
+                "should not be set when strategy is not set to Webhook",
+            );
         }
     }
 }

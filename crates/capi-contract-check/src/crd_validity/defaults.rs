@@ -26,7 +26,11 @@ fn walk(node: &Value, at: &str, inside_meta: bool, r: &mut Refusals) {
         } else {
             let path = format!("{at}.default");
             let mut pruned = default.clone();
-            prune(&mut pruned, node, is_true(node, "x-kubernetes-embedded-resource"));
+            prune(
+                &mut pruned,
+                node,
+                is_true(node, "x-kubernetes-embedded-resource"),
+            );
             if pruned != *default {
                 r.invalid(&path, &Bad::Json(default), "must not have unknown fields");
             }
@@ -40,8 +44,14 @@ fn walk(node: &Value, at: &str, inside_meta: bool, r: &mut Refusals) {
         walk(items, &format!("{at}.items"), inside_meta, r);
     }
     let embedded = is_true(node, "x-kubernetes-embedded-resource");
-    for (k, child) in obj.get("properties").and_then(Value::as_object).into_iter().flatten() {
-        let meta = inside_meta || (embedded && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
+    for (k, child) in obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let meta =
+            inside_meta || (embedded && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
         walk(child, &format!("{at}.properties[{k}]"), meta, r);
     }
 }
@@ -66,7 +76,10 @@ fn has_cel(node: &Value) -> bool {
 fn prune(value: &mut Value, schema: &Value, embedded: bool) {
     match value {
         Value::Object(members) => {
-            if is_true(schema, "x-kubernetes-preserve-unknown-fields") && schema.get("properties").is_none() && schema.get("additionalProperties").is_none() {
+            if is_true(schema, "x-kubernetes-preserve-unknown-fields")
+                && schema.get("properties").is_none()
+                && schema.get("additionalProperties").is_none()
+            {
                 return;
             }
             let props = schema.get("properties").and_then(Value::as_object);
@@ -89,7 +102,11 @@ fn prune(value: &mut Value, schema: &Value, embedded: bool) {
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items").filter(|i| i.is_object()) {
                 for item in items {
-                    prune(item, item_schema, is_true(item_schema, "x-kubernetes-embedded-resource"));
+                    prune(
+                        item,
+                        item_schema,
+                        is_true(item_schema, "x-kubernetes-embedded-resource"),
+                    );
                 }
             }
         }
@@ -122,20 +139,35 @@ fn value_errors(value: &Value, schema: &Value, path: &str, r: &mut Refusals) {
     if !type_ok {
         r.push(
             path,
-            format!("Invalid value: {:?}: must be of type {ty}", json_kind(value)),
+            format!(
+                "Invalid value: {:?}: must be of type {ty}",
+                json_kind(value)
+            ),
         );
         return;
     }
     if let Some(Value::Array(allowed)) = schema.get("enum")
         && !allowed.contains(value)
     {
-        r.push(path, format!("Unsupported value: {}: not one of the enum values", Bad::Json(value)));
+        r.push(
+            path,
+            format!(
+                "Unsupported value: {}: not one of the enum values",
+                Bad::Json(value)
+            ),
+        );
     }
     let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
     if let Some(text) = value.as_str() {
         let chars = text.chars().count() as f64;
         if let Some(min) = bound("minLength").filter(|min| chars < *min) {
-            r.push(path, format!("Invalid value: {}: should be at least {min} chars long", Bad::Json(value)));
+            r.push(
+                path,
+                format!(
+                    "Invalid value: {}: should be at least {min} chars long",
+                    Bad::Json(value)
+                ),
+            );
         }
         if let Some(max) = bound("maxLength").filter(|max| chars > *max) {
             r.push(path, format!("Too long: may not be more than {max} bytes"));
@@ -143,26 +175,49 @@ fn value_errors(value: &Value, schema: &Value, path: &str, r: &mut Refusals) {
         if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
             match super::pattern::matches(pattern, text) {
                 Some(true) => {}
-                Some(false) => r.push(path, format!("Invalid value: {}: should match '{pattern}'", Bad::Json(value))),
-                None => r.not_judged("defaults checked against patterns this crate cannot run as Go does"),
+                Some(false) => r.push(
+                    path,
+                    format!(
+                        "Invalid value: {}: should match '{pattern}'",
+                        Bad::Json(value)
+                    ),
+                ),
+                None => r.not_judged(
+                    "defaults checked against patterns this crate cannot run as Go does",
+                ),
             }
         }
     }
     if let Some(number) = value.as_f64() {
         if let Some(min) = bound("minimum").filter(|min| number < *min) {
-            r.push(path, format!("Invalid value: {value}: should be greater than or equal to {min}"));
+            r.push(
+                path,
+                format!("Invalid value: {value}: should be greater than or equal to {min}"),
+            );
         }
         if let Some(max) = bound("maximum").filter(|max| number > *max) {
-            r.push(path, format!("Invalid value: {value}: should be less than or equal to {max}"));
+            r.push(
+                path,
+                format!("Invalid value: {value}: should be less than or equal to {max}"),
+            );
         }
     }
     if let Some(items) = value.as_array() {
         let count = items.len() as f64;
         if let Some(min) = bound("minItems").filter(|min| count < *min) {
-            r.push(path, format!("Invalid value: {}: should have at least {min} items", items.len()));
+            r.push(
+                path,
+                format!(
+                    "Invalid value: {}: should have at least {min} items",
+                    items.len()
+                ),
+            );
         }
         if let Some(max) = bound("maxItems").filter(|max| count > *max) {
-            r.push(path, format!("Too many: {}: must have at most {max} items", items.len()));
+            r.push(
+                path,
+                format!("Too many: {}: must have at most {max} items", items.len()),
+            );
         }
         if let Some(item_schema) = schema.get("items") {
             for (i, item) in items.iter().enumerate() {

@@ -45,7 +45,6 @@ use crate::api_server::{CrdJudge, ServerVerdict};
 use crate::report::{Report, Subject};
 use crate::rules;
 
-
 /// Where `docs/crd-validation.md` lists the rules (named in messages).
 const TABLE: &str = "docs/crd-validation.md";
 
@@ -202,7 +201,10 @@ impl Refusals {
 
     /// `field.Invalid(path, value, detail)`.
     fn invalid(&mut self, path: impl Into<String>, value: &Bad<'_>, detail: &str) {
-        self.push(path, with_detail(&format!("Invalid value: {value}"), detail));
+        self.push(
+            path,
+            with_detail(&format!("Invalid value: {value}"), detail),
+        );
     }
 
     /// `field.NotSupported(path, value, supported)`.

@@ -20,7 +20,9 @@ pub(super) fn check(pattern: &str, path: &str, r: &mut Refusals) {
         Some(Err(reason)) => r.invalid(
             path,
             &Bad::Str(pattern),
-            &format!("must be a valid regular expression, but isn't: error parsing regexp: {reason}"),
+            &format!(
+                "must be a valid regular expression, but isn't: error parsing regexp: {reason}"
+            ),
         ),
         None => r.not_judged("patterns in Go-only regular-expression syntax"),
     }
@@ -65,7 +67,35 @@ fn scan(p: &str) -> Result<(), String> {
                 if next.is_ascii_digit() && next != '0' {
                     return Err(format!("invalid escape sequence: `\\{next}`"));
                 }
-                if matches!(next, '<' | '>' | 'Z' | 'g' | 'k' | 'K' | 'R' | 'X' | 'h' | 'H' | 'V' | 'N' | 'o' | 'e' | 'c' | 'u' | 'i' | 'j' | 'l' | 'y' | 'G' | 'L' | 'U' | 'M' | 'O' | 'T' | 'Y') {
+                if matches!(
+                    next,
+                    '<' | '>'
+                        | 'Z'
+                        | 'g'
+                        | 'k'
+                        | 'K'
+                        | 'R'
+                        | 'X'
+                        | 'h'
+                        | 'H'
+                        | 'V'
+                        | 'N'
+                        | 'o'
+                        | 'e'
+                        | 'c'
+                        | 'u'
+                        | 'i'
+                        | 'j'
+                        | 'l'
+                        | 'y'
+                        | 'G'
+                        | 'L'
+                        | 'U'
+                        | 'M'
+                        | 'O'
+                        | 'T'
+                        | 'Y'
+                ) {
                     return Err(format!("invalid escape sequence: `\\{next}`"));
                 }
                 i += 2;
@@ -75,7 +105,10 @@ fn scan(p: &str) -> Result<(), String> {
             }
             '[' => {
                 let end = class_end(&chars, i).ok_or_else(|| {
-                    format!("missing closing ]: `{}`", chars[i..].iter().collect::<String>())
+                    format!(
+                        "missing closing ]: `{}`",
+                        chars[i..].iter().collect::<String>()
+                    )
                 })?;
                 i = end + 1;
                 repeatable = true;
@@ -87,15 +120,24 @@ fn scan(p: &str) -> Result<(), String> {
                 if chars.get(i + 1) == Some(&'?') {
                     let rest: String = chars[i..].iter().take(4).collect();
                     if rest.starts_with("(?=") || rest.starts_with("(?!") {
-                        return Err(format!("invalid or unsupported Perl syntax: `{}`", &rest[..3]));
+                        return Err(format!(
+                            "invalid or unsupported Perl syntax: `{}`",
+                            &rest[..3]
+                        ));
                     }
                     if rest.starts_with("(?<=") || rest.starts_with("(?<!") {
-                        return Err(format!("invalid or unsupported Perl syntax: `{}`", &rest[..4]));
+                        return Err(format!(
+                            "invalid or unsupported Perl syntax: `{}`",
+                            &rest[..4]
+                        ));
                     }
                     if rest.starts_with("(?P<") || rest.starts_with("(?<") {
                         // A named group: skip its name.
                         let close = chars[i..].iter().position(|c| *c == '>').ok_or_else(|| {
-                            format!("invalid named capture: `{}`", chars[i..].iter().collect::<String>())
+                            format!(
+                                "invalid named capture: `{}`",
+                                chars[i..].iter().collect::<String>()
+                            )
                         })?;
                         next = i + close + 1;
                     } else {
@@ -114,7 +156,9 @@ fn scan(p: &str) -> Result<(), String> {
                                 Some('i' | 'm' | 's' | 'U' | '-') => j += 1,
                                 Some(_) => {
                                     let upto: String = chars[i..=j].iter().collect();
-                                    return Err(format!("invalid or unsupported Perl syntax: `{upto}`"));
+                                    return Err(format!(
+                                        "invalid or unsupported Perl syntax: `{upto}`"
+                                    ));
                                 }
                             }
                         }
@@ -233,7 +277,8 @@ fn repeat(chars: &[char], start: usize) -> Option<(usize, u64, u64)> {
         None => (inner.as_str(), inner.as_str()),
     };
     let parse = |s: &str| {
-        (!s.is_empty() && s.chars().all(|c| c.is_ascii_digit())).then(|| s.parse::<u64>().unwrap_or(u64::MAX))
+        (!s.is_empty() && s.chars().all(|c| c.is_ascii_digit()))
+            .then(|| s.parse::<u64>().unwrap_or(u64::MAX))
     };
     Some((end, parse(min)?, parse(max)?))
 }

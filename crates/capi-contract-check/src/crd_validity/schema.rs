@@ -101,10 +101,12 @@ const FIELD_ORDER: &[&str] = &[
 /// plain booleans, `""` for the strings. Pointers and slices are set as soon as they appear.
 fn is_zero(key: &str, v: &Value) -> bool {
     match key {
-        "nullable" | "uniqueItems" | "exclusiveMaximum" | "exclusiveMinimum"
-        | "x-kubernetes-embedded-resource" | "x-kubernetes-int-or-string" => {
-            *v == Value::Bool(false)
-        }
+        "nullable"
+        | "uniqueItems"
+        | "exclusiveMaximum"
+        | "exclusiveMinimum"
+        | "x-kubernetes-embedded-resource"
+        | "x-kubernetes-int-or-string" => *v == Value::Bool(false),
         "id" | "$schema" | "description" | "type" | "format" | "title" | "pattern" => {
             v.as_str() == Some("")
         }
@@ -160,7 +162,10 @@ fn validate_root(root: &Value, at: &str, status: bool, r: &mut Refusals) {
         }
     }
     if is_true(root, "nullable") {
-        r.forbidden(format!("{at}.nullable"), "nullable cannot be true at the root");
+        r.forbidden(
+            format!("{at}.nullable"),
+            "nullable cannot be true at the root",
+        );
     }
     // Structural rules first; defaults only when they hold (validation.go lines 960-975).
     let structural_start = r.errors.len();
@@ -184,9 +189,17 @@ fn has_unsupported_keyword(node: &Value) -> bool {
     let Some(obj) = node.as_object() else {
         return false;
     };
-    ["id", "$schema", "$ref", "patternProperties", "dependencies", "additionalItems", "definitions"]
-        .iter()
-        .any(|k| obj.get(*k).is_some_and(|v| !is_zero(k, v)))
+    [
+        "id",
+        "$schema",
+        "$ref",
+        "patternProperties",
+        "dependencies",
+        "additionalItems",
+        "definitions",
+    ]
+    .iter()
+    .any(|k| obj.get(*k).is_some_and(|v| !is_zero(k, v)))
         || obj.get("items").is_some_and(Value::is_array)
         || children(obj).any(|(_, child)| has_unsupported_keyword(child))
 }
@@ -201,7 +214,11 @@ fn children(obj: &Map<String, Value>) -> impl Iterator<Item = (String, &Value)> 
         .map(|(k, v)| (format!(".properties[{k}]"), v));
     let single = ["items", "additionalProperties", "not"]
         .into_iter()
-        .filter_map(move |k| obj.get(k).filter(|v| v.is_object()).map(|v| (format!(".{k}"), v)));
+        .filter_map(move |k| {
+            obj.get(k)
+                .filter(|v| v.is_object())
+                .map(|v| (format!(".{k}"), v))
+        });
     let junctors = ["allOf", "anyOf", "oneOf"].into_iter().flat_map(move |k| {
         obj.get(k)
             .and_then(Value::as_array)
@@ -236,15 +253,28 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
     if let Some(items) = obj.get("items") {
         structural(items, Level::Item, &format!("{at}.items"), r);
     }
-    for (k, child) in obj.get("properties").and_then(Value::as_object).into_iter().flatten() {
+    for (k, child) in obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         structural(child, Level::Field, &format!("{at}.properties[{k}]"), r);
     }
     if let Some(additional) = obj.get("additionalProperties") {
         if level == Level::Root {
-            r.forbidden(format!("{at}.additionalProperties"), "must not be used at the root");
+            r.forbidden(
+                format!("{at}.additionalProperties"),
+                "must not be used at the root",
+            );
         }
         if additional.is_object() {
-            structural(additional, Level::Field, &format!("{at}.additionalProperties"), r);
+            structural(
+                additional,
+                Level::Field,
+                &format!("{at}.additionalProperties"),
+                r,
+            );
         }
     }
     // validateExtensions.
@@ -268,7 +298,10 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
     value_validation(obj, level, at, r, true);
     if embedded && t != "object" {
         if t.is_empty() {
-            r.required(format!("{at}.type"), "must be object if x-kubernetes-embedded-resource is true");
+            r.required(
+                format!("{at}.type"),
+                "must be object if x-kubernetes-embedded-resource is true",
+            );
         } else {
             r.invalid(
                 format!("{at}.type"),
@@ -291,7 +324,11 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
         );
     }
     if level == Level::Root && !t.is_empty() && t != "object" {
-        r.invalid(format!("{at}.type"), &Bad::Str(t), "must be object at the root");
+        r.invalid(
+            format!("{at}.type"),
+            &Bad::Str(t),
+            "must be object at the root",
+        );
     }
     let check_meta = level == Level::Root || embedded;
     let props = obj.get("properties").and_then(Value::as_object);
@@ -311,7 +348,11 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
     if let Some(meta) = props.and_then(|p| p.get("metadata")) {
         let path = format!("{at}.properties[metadata]");
         if check_meta && ty(meta) != "object" {
-            r.invalid(format!("{path}.type"), &Bad::Str(ty(meta)), "must be object");
+            r.invalid(
+                format!("{path}.type"),
+                &Bad::Str(ty(meta)),
+                "must be object",
+            );
         }
         if level == Level::Root && !root_metadata_is_implicit(meta) {
             r.forbidden(
@@ -336,9 +377,9 @@ fn root_metadata_is_implicit(meta: &Value) -> bool {
     };
     obj.iter().all(|(k, v)| match k.as_str() {
         "type" | "default" => true,
-        "properties" => v.as_object().is_none_or(|p| {
-            p.is_empty() || p.keys().all(|k| k == "name" || k == "generateName")
-        }),
+        "properties" => v
+            .as_object()
+            .is_none_or(|p| p.is_empty() || p.keys().all(|k| k == "name" || k == "generateName")),
         "required" | "enum" | "allOf" | "anyOf" | "oneOf" => {
             v.as_array().is_some_and(Vec::is_empty)
         }
@@ -370,7 +411,13 @@ fn value_validation(obj: &Map<String, Value>, level: Level, at: &str, r: &mut Re
         if junctor == "anyOf" && skip_any_of {
             continue;
         }
-        for (i, nested) in obj.get(junctor).and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for (i, nested) in obj
+            .get(junctor)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             let skip = junctor == "allOf" && i == 0 && skip_first_all_of_any_of;
             nested_value_validation(nested, skip, level, &format!("{at}.{junctor}[{i}]"), r);
         }
@@ -378,13 +425,23 @@ fn value_validation(obj: &Map<String, Value>, level: Level, at: &str, r: &mut Re
     if let Some(not) = obj.get("not").filter(|v| v.is_object()) {
         nested_value_validation(not, false, level, &format!("{at}.not"), r);
     }
-    if let Some(pattern) = obj.get("pattern").and_then(Value::as_str).filter(|p| !p.is_empty()) {
+    if let Some(pattern) = obj
+        .get("pattern")
+        .and_then(Value::as_str)
+        .filter(|p| !p.is_empty())
+    {
         super::pattern::check(pattern, &format!("{at}.pattern"), r);
     }
 }
 
 /// `validateNestedValueValidation`: what a junctor may not hold.
-fn nested_value_validation(node: &Value, skip_any_of: bool, level: Level, at: &str, r: &mut Refusals) {
+fn nested_value_validation(
+    node: &Value,
+    skip_any_of: bool,
+    level: Level,
+    at: &str,
+    r: &mut Refusals,
+) {
     let Some(obj) = node.as_object() else {
         return;
     };
@@ -396,15 +453,32 @@ fn nested_value_validation(node: &Value, skip_any_of: bool, level: Level, at: &s
     if let Some(items) = obj.get("items").filter(|v| v.is_object()) {
         nested_value_validation(items, false, level, &format!("{at}.items"), r);
     }
-    for (k, child) in obj.get("properties").and_then(Value::as_object).into_iter().flatten() {
-        nested_value_validation(child, false, Level::Field, &format!("{at}.properties[{k}]"), r);
+    for (k, child) in obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        nested_value_validation(
+            child,
+            false,
+            Level::Field,
+            &format!("{at}.properties[{k}]"),
+            r,
+        );
     }
     let set = |k: &str| obj.get(k).is_some_and(|v| !is_zero(k, v));
     if set("type") {
         r.forbidden(format!("{at}.type"), "must be empty to be structural");
     }
-    if obj.get("additionalProperties").is_some_and(|v| *v != Value::Bool(false)) {
-        r.forbidden(format!("{at}.additionalProperties"), "must be undefined to be structural");
+    if obj
+        .get("additionalProperties")
+        .is_some_and(|v| *v != Value::Bool(false))
+    {
+        r.forbidden(
+            format!("{at}.additionalProperties"),
+            "must be undefined to be structural",
+        );
     }
     for (key, detail) in [
         ("default", "must be undefined to be structural"),
@@ -425,18 +499,36 @@ fn nested_value_validation(node: &Value, skip_any_of: bool, level: Level, at: &s
             r.forbidden(format!("{at}.{key}"), "must be false to be structural");
         }
     }
-    if obj.get("x-kubernetes-list-map-keys").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
-        r.forbidden(format!("{at}.x-kubernetes-list-map-keys"), "must be empty to be structural");
+    if obj
+        .get("x-kubernetes-list-map-keys")
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty())
+    {
+        r.forbidden(
+            format!("{at}.x-kubernetes-list-map-keys"),
+            "must be empty to be structural",
+        );
     }
     for key in ["x-kubernetes-list-type", "x-kubernetes-map-type"] {
         if obj.get(key).is_some_and(|v| !v.is_null()) {
             r.forbidden(format!("{at}.{key}"), "must be undefined to be structural");
         }
     }
-    if obj.get("x-kubernetes-validations").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
-        r.forbidden(format!("{at}.x-kubernetes-validations"), "must be empty to be structural");
+    if obj
+        .get("x-kubernetes-validations")
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty())
+    {
+        r.forbidden(
+            format!("{at}.x-kubernetes-validations"),
+            "must be empty to be structural",
+        );
     }
-    if obj.get("properties").and_then(|p| p.get("metadata")).is_some() {
+    if obj
+        .get("properties")
+        .and_then(|p| p.get("metadata"))
+        .is_some()
+    {
         r.forbidden(
             format!("{at}.properties[metadata]"),
             "must not be specified in a nested context",
@@ -451,7 +543,13 @@ fn completeness(node: &Value, at: &str, r: &mut Refusals) {
         return;
     };
     for junctor in ["allOf", "anyOf", "oneOf"] {
-        for (i, nested) in obj.get(junctor).and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for (i, nested) in obj
+            .get(junctor)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             nested_completeness(nested, Some(node), at, &format!("{at}.{junctor}[{i}]"), r);
         }
     }
@@ -469,8 +567,20 @@ fn nested_completeness(v: &Value, s: Option<&Value>, s_path: &str, v_path: &str,
         return;
     };
     for junctor in ["allOf", "anyOf", "oneOf"] {
-        for (i, nested) in vobj.get(junctor).and_then(Value::as_array).into_iter().flatten().enumerate() {
-            nested_completeness(nested, Some(s), s_path, &format!("{v_path}.{junctor}[{i}]"), r);
+        for (i, nested) in vobj
+            .get(junctor)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            nested_completeness(
+                nested,
+                Some(s),
+                s_path,
+                &format!("{v_path}.{junctor}[{i}]"),
+                r,
+            );
         }
     }
     if let Some(not) = vobj.get("not") {
@@ -485,7 +595,12 @@ fn nested_completeness(v: &Value, s: Option<&Value>, s_path: &str, v_path: &str,
             r,
         );
     }
-    for (k, child) in vobj.get("properties").and_then(Value::as_object).into_iter().flatten() {
+    for (k, child) in vobj
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         match s.get("properties").and_then(|p| p.get(k)) {
             Some(sf) => nested_completeness(
                 child,
@@ -542,9 +657,10 @@ impl Openapi {
             ("$ref", "$ref is not supported"),
         ] {
             let present = match key {
-                "patternProperties" | "definitions" => {
-                    obj.get(key).and_then(Value::as_object).is_some_and(|m| !m.is_empty())
-                }
+                "patternProperties" | "definitions" => obj
+                    .get(key)
+                    .and_then(Value::as_object)
+                    .is_some_and(|m| !m.is_empty()),
                 _ => set(key),
             };
             if present {
@@ -552,12 +668,26 @@ impl Openapi {
             }
         }
         if t == "null" {
-            r.forbidden(format!("{at}.type"), "type cannot be set to null, use nullable as an alternative");
+            r.forbidden(
+                format!("{at}.type"),
+                "type cannot be set to null, use nullable as an alternative",
+            );
         }
-        if obj.get("items").is_some_and(|i| i.as_array().is_some_and(|a| !a.is_empty())) {
-            r.forbidden(format!("{at}.items"), "items must be a schema object and not an array");
+        if obj
+            .get("items")
+            .is_some_and(|i| i.as_array().is_some_and(|a| !a.is_empty()))
+        {
+            r.forbidden(
+                format!("{at}.items"),
+                "items must be a schema object and not an array",
+            );
         }
-        if self.inside_meta && is_true(&Value::Object(obj.clone()), "x-kubernetes-embedded-resource") {
+        if self.inside_meta
+            && is_true(
+                &Value::Object(obj.clone()),
+                "x-kubernetes-embedded-resource",
+            )
+        {
             r.forbidden(
                 format!("{at}.x-kubernetes-embedded-resource"),
                 "must not be used inside of resource meta",
@@ -611,7 +741,13 @@ impl Openapi {
             self.walk(not, &format!("{at}.not"), false, r);
         }
         for junctor in ["allOf", "oneOf", "anyOf"] {
-            for (i, nested) in obj.get(junctor).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            for (i, nested) in obj
+                .get(junctor)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
                 self.walk(nested, &format!("{at}.{junctor}[{i}]"), false, r);
             }
         }
@@ -644,28 +780,49 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
     let map_type = obj.get("x-kubernetes-map-type").and_then(Value::as_str);
     if map_type.is_some() && t != "object" {
         if t.is_empty() {
-            r.required(format!("{at}.type"), "must be object if x-kubernetes-map-type is specified");
+            r.required(
+                format!("{at}.type"),
+                "must be object if x-kubernetes-map-type is specified",
+            );
         } else {
-            r.invalid(format!("{at}.type"), &Bad::Str(t), "must be object if x-kubernetes-map-type is specified");
+            r.invalid(
+                format!("{at}.type"),
+                &Bad::Str(t),
+                "must be object if x-kubernetes-map-type is specified",
+            );
         }
     }
     if let Some(m) = map_type.filter(|m| !matches!(*m, "atomic" | "granular")) {
-        r.not_supported(format!("{at}.x-kubernetes-map-type"), m, &["atomic", "granular"]);
+        r.not_supported(
+            format!("{at}.x-kubernetes-map-type"),
+            m,
+            &["atomic", "granular"],
+        );
     }
     let list_type = obj.get("x-kubernetes-list-type").and_then(Value::as_str);
     let items = obj.get("items").filter(|i| i.is_object());
     if list_type.is_some() && t != "array" {
         if t.is_empty() {
-            r.required(format!("{at}.type"), "must be array if x-kubernetes-list-type is specified");
+            r.required(
+                format!("{at}.type"),
+                "must be array if x-kubernetes-list-type is specified",
+            );
         } else {
-            r.invalid(format!("{at}.type"), &Bad::Str(t), "must be array if x-kubernetes-list-type is specified");
+            r.invalid(
+                format!("{at}.type"),
+                &Bad::Str(t),
+                "must be array if x-kubernetes-list-type is specified",
+            );
         }
     } else if list_type == Some("set")
         && let Some(item) = items
     {
         match ty(item) {
             "array" => {
-                if let Some(inner) = item["x-kubernetes-list-type"].as_str().filter(|l| *l != "atomic") {
+                if let Some(inner) = item["x-kubernetes-list-type"]
+                    .as_str()
+                    .filter(|l| *l != "atomic")
+                {
                     r.invalid(
                         format!("{at}.items.x-kubernetes-list-type"),
                         &Bad::Str(inner),
@@ -686,14 +843,20 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
         }
     }
     if let Some(l) = list_type.filter(|l| !matches!(*l, "atomic" | "set" | "map")) {
-        r.not_supported(format!("{at}.x-kubernetes-list-type"), l, &["atomic", "set", "map"]);
+        r.not_supported(
+            format!("{at}.x-kubernetes-list-type"),
+            l,
+            &["atomic", "set", "map"],
+        );
     }
     let keys: Vec<&str> = obj
         .get("x-kubernetes-list-map-keys")
         .and_then(Value::as_array)
         .map(|a| a.iter().map(|k| k.as_str().unwrap_or_default()).collect())
         .unwrap_or_default();
-    let keys_value = obj.get("x-kubernetes-list-map-keys").unwrap_or(&Value::Null);
+    let keys_value = obj
+        .get("x-kubernetes-list-map-keys")
+        .unwrap_or(&Value::Null);
     if !keys.is_empty() {
         match list_type {
             None => r.required(
@@ -716,7 +879,10 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
             );
         }
         match obj.get("items") {
-            None => r.required(format!("{at}.items"), "must have a schema if x-kubernetes-list-type is map"),
+            None => r.required(
+                format!("{at}.items"),
+                "must have a schema if x-kubernetes-list-type is map",
+            ),
             Some(Value::Array(_)) => r.invalid(
                 format!("{at}.items"),
                 &Bad::Str("<items>"),

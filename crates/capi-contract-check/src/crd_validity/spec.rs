@@ -223,11 +223,7 @@ fn versions_list<'a>(spec: &'a Value, r: &mut Refusals) -> (Option<&'a str>, usi
             unique = false;
         }
         if !is_dns1035_label(name) {
-            r.invalid(
-                format!("{at}.name"),
-                &Bad::Str(name),
-                &dns1035_errors(name),
-            );
+            r.invalid(format!("{at}.name"), &Bad::Str(name), &dns1035_errors(name));
             // The v1 conversion copies the first version's name to the internal
             // `spec.version`, which is validated again (validation.go lines 485-492).
             if i == 0 {
@@ -261,7 +257,11 @@ fn deprecation_warning(v: &Value, at: &str, r: &mut Refusals) {
     };
     let path = format!("{at}.deprecationWarning");
     if v["deprecated"] != Value::Bool(true) {
-        r.invalid(&path, &Bad::Str(warning), "can only be set for deprecated versions");
+        r.invalid(
+            &path,
+            &Bad::Str(warning),
+            "can only be set for deprecated versions",
+        );
         return;
     }
     if warning.len() > 256 {

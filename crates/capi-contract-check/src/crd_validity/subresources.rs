@@ -24,7 +24,9 @@ pub(super) fn validate_all(spec: &Value, layout: &Layout, r: &mut Refusals) {
         // the server finds no schema next to them (validation.go lines 310-321 and 483-495).
         let schema = match place.version {
             Some(i) if !layout.schema => Some(&versions(spec)[i]["schema"]["openAPIV3Schema"]),
-            None if layout.schema => versions(spec).first().map(|v| &v["schema"]["openAPIV3Schema"]),
+            None if layout.schema => versions(spec)
+                .first()
+                .map(|v| &v["schema"]["openAPIV3Schema"]),
             _ => None,
         };
         let Some(schema) = schema.filter(|s| !s.is_null()) else {
@@ -56,7 +58,11 @@ fn scale(scale: &Value, at: &str, r: &mut Refusals) {
         return;
     }
     for (field, under, detail) in [
-        ("specReplicasPath", ".spec.", "should be a json path under .spec"),
+        (
+            "specReplicasPath",
+            ".spec.",
+            "should be a json path under .spec",
+        ),
         (
             "statusReplicasPath",
             ".status.",
@@ -75,7 +81,10 @@ fn scale(scale: &Value, at: &str, r: &mut Refusals) {
             }
         }
     }
-    if let Some(s) = scale["labelSelectorPath"].as_str().filter(|s| !s.is_empty()) {
+    if let Some(s) = scale["labelSelectorPath"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+    {
         let path = format!("{at}.labelSelectorPath");
         if let Some(e) = simple_json_path_error(s) {
             r.invalid(path, &Bad::Str(s), e);
@@ -98,7 +107,10 @@ fn printer_column(column: &Value, at: &str, r: &mut Refusals) {
         r.required(format!("{at}.name"), "");
     }
     match text("type") {
-        "" => r.required(format!("{at}.type"), &format!("must be one of {COLUMN_TYPES}")),
+        "" => r.required(
+            format!("{at}.type"),
+            &format!("must be one of {COLUMN_TYPES}"),
+        ),
         t if !COLUMN_TYPES.split(',').any(|c| c == t) => r.invalid(
             format!("{at}.type"),
             &Bad::Str(t),
@@ -163,12 +175,20 @@ fn selectable_fields(fields: &Value, schema: &Value, at: &str, r: &mut Refusals)
         let (root, found) = match field_schema(schema, json_path) {
             Ok(found) => found,
             Err(e) => {
-                r.invalid(path, &Bad::Str(json_path), &format!("is an invalid path: {e}"));
+                r.invalid(
+                    path,
+                    &Bad::Str(json_path),
+                    &format!("is an invalid path: {e}"),
+                );
                 continue;
             }
         };
         if root == "metadata" {
-            r.invalid(&path, &Bad::Str(json_path), "must not point to fields in metadata");
+            r.invalid(
+                &path,
+                &Bad::Str(json_path),
+                "must not point to fields in metadata",
+            );
         }
         if !matches!(
             found["type"].as_str(),

@@ -88,7 +88,11 @@ fn a_default_its_own_schema_refuses() {
     let errors = validate(&crd).errors;
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].0, format!("{SPEC}.properties[reason].default"));
-    assert!(errors[0].1.contains("at least 1 chars long"), "{}", errors[0].1);
+    assert!(
+        errors[0].1.contains("at least 1 chars long"),
+        "{}",
+        errors[0].1
+    );
     // An unknown field in an object default (pruning).
     let mut crd = base();
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["default"] =
@@ -99,14 +103,15 @@ fn a_default_its_own_schema_refuses() {
 #[test]
 fn cel_rules_are_counted_not_judged() {
     let mut crd = base();
-    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] =
-        json!([{"rule": "self.replicas > 0"}, {"rule": "has(self.x)", "reason": "FieldValueInvalid"}]);
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] = json!([{"rule": "self.replicas > 0"}, {"rule": "has(self.x)", "reason": "FieldValueInvalid"}]);
     let refusals = validate(&crd);
     assert!(refusals.errors.is_empty(), "{:?}", refusals.errors);
-    assert_eq!(refusals.not_judged_summary(), "2 CEL rules (x-kubernetes-validations) not compiled here");
+    assert_eq!(
+        refusals.not_judged_summary(),
+        "2 CEL rules (x-kubernetes-validations) not compiled here"
+    );
     // What needs no compiler is judged.
-    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] =
-        json!([{"rule": " "}, {"rule": "true", "reason": "Nope"}, {"rule": "true", "fieldPath": ".nope"}]);
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] = json!([{"rule": " "}, {"rule": "true", "reason": "Nope"}, {"rule": "true", "fieldPath": ".nope"}]);
     assert_eq!(
         paths(&crd),
         [
@@ -127,18 +132,34 @@ fn list_types() {
         for (k, v) in extra.as_object().unwrap() {
             node[k] = v.clone();
         }
-        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["l"] = node;
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+            ["l"] = node;
         paths(&crd)
     };
     let l = format!("{SPEC}.properties[l]");
-    assert!(list(json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]})).is_empty());
-    assert_eq!(list(json!({"x-kubernetes-list-type": "map"})), [format!("{l}.x-kubernetes-list-map-keys")]);
+    assert!(
+        list(json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]}))
+            .is_empty()
+    );
+    assert_eq!(
+        list(json!({"x-kubernetes-list-type": "map"})),
+        [format!("{l}.x-kubernetes-list-map-keys")]
+    );
     assert_eq!(
         list(json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["tags"]})),
-        [format!("{l}.items.properties[tags].type"), format!("{l}.items.properties[tags].default")]
+        [
+            format!("{l}.items.properties[tags].type"),
+            format!("{l}.items.properties[tags].default")
+        ]
     );
-    assert_eq!(list(json!({"x-kubernetes-list-type": "set"})), [format!("{l}.items.x-kubernetes-map-type")]);
-    assert_eq!(list(json!({"x-kubernetes-list-type": "bag"})), [format!("{l}.x-kubernetes-list-type")]);
+    assert_eq!(
+        list(json!({"x-kubernetes-list-type": "set"})),
+        [format!("{l}.items.x-kubernetes-map-type")]
+    );
+    assert_eq!(
+        list(json!({"x-kubernetes-list-type": "bag"})),
+        [format!("{l}.x-kubernetes-list-type")]
+    );
 }
 
 #[test]
@@ -150,20 +171,38 @@ fn conversion_settings() {
     };
     const C: &str = "spec.conversion";
     assert!(with(json!({"strategy": "None"})).is_empty());
-    assert_eq!(with(json!({"strategy": "Webhook"})), [format!("{C}.webhookClientConfig"), format!("{C}.conversionReviewVersions")]);
+    assert_eq!(
+        with(json!({"strategy": "Webhook"})),
+        [
+            format!("{C}.webhookClientConfig"),
+            format!("{C}.conversionReviewVersions")
+        ]
+    );
     let svc = json!({"namespace": "ns", "name": "n"});
     assert!(with(json!({"strategy": "Webhook", "webhook": {"clientConfig": {"service": svc}, "conversionReviewVersions": ["v1"]}})).is_empty());
     assert_eq!(
-        with(json!({"strategy": "Webhook", "webhook": {"clientConfig": {"url": "http://x/convert"}, "conversionReviewVersions": ["v2"]}})),
-        [format!("{C}.webhookClientConfig.url"), format!("{C}.conversionReviewVersions")]
+        with(
+            json!({"strategy": "Webhook", "webhook": {"clientConfig": {"url": "http://x/convert"}, "conversionReviewVersions": ["v2"]}})
+        ),
+        [
+            format!("{C}.webhookClientConfig.url"),
+            format!("{C}.conversionReviewVersions")
+        ]
     );
     assert_eq!(
-        with(json!({"strategy": "Webhook", "webhook": {"clientConfig": {"service": {"namespace": "ns", "name": "n", "port": 0}}, "conversionReviewVersions": ["v1"]}})),
+        with(
+            json!({"strategy": "Webhook", "webhook": {"clientConfig": {"service": {"namespace": "ns", "name": "n", "port": 0}}, "conversionReviewVersions": ["v1"]}})
+        ),
         [format!("{C}.webhookClientConfig.service.port")]
     );
     assert_eq!(
-        with(json!({"strategy": "None", "webhook": {"clientConfig": {"service": svc}, "conversionReviewVersions": ["v1"]}})),
-        [format!("{C}.webhookClientConfig"), format!("{C}.conversionReviewVersions")]
+        with(
+            json!({"strategy": "None", "webhook": {"clientConfig": {"service": svc}, "conversionReviewVersions": ["v1"]}})
+        ),
+        [
+            format!("{C}.webhookClientConfig"),
+            format!("{C}.conversionReviewVersions")
+        ]
     );
 }
 
@@ -171,27 +210,45 @@ fn conversion_settings() {
 fn structural_rules() {
     let field = |node: Value| {
         let mut crd = base();
-        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["f"] = node;
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+            ["f"] = node;
         paths(&crd)
     };
     let f = format!("{SPEC}.properties[f]");
     assert_eq!(
-        field(json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}})),
+        field(
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}})
+        ),
         [format!("{f}.additionalProperties")]
     );
-    assert_eq!(field(json!({"type": "string", "allOf": [{"type": "string"}]})), [format!("{f}.allOf[0].type")]);
-    assert_eq!(field(json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true})), [format!("{f}.uniqueItems")]);
-    assert_eq!(field(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": false})), [format!("{f}.x-kubernetes-preserve-unknown-fields")]);
-    assert_eq!(field(json!({"type": "string", "pattern": "(?=a)"})), [format!("{f}.pattern")]);
+    assert_eq!(
+        field(json!({"type": "string", "allOf": [{"type": "string"}]})),
+        [format!("{f}.allOf[0].type")]
+    );
+    assert_eq!(
+        field(json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true})),
+        [format!("{f}.uniqueItems")]
+    );
+    assert_eq!(
+        field(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": false})),
+        [format!("{f}.x-kubernetes-preserve-unknown-fields")]
+    );
+    assert_eq!(
+        field(json!({"type": "string", "pattern": "(?=a)"})),
+        [format!("{f}.pattern")]
+    );
     assert!(field(json!({"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]})).is_empty());
 }
 
 #[test]
 fn subresources_columns_selectable_fields() {
     let mut crd = base();
-    crd["spec"]["versions"][0]["subresources"]["scale"] = json!({"specReplicasPath": "spec.replicas", "statusReplicasPath": ".spec.x"});
-    crd["spec"]["versions"][0]["additionalPrinterColumns"] = json!([{"name": "A", "type": "int", "jsonPath": ".spec.a"}]);
-    crd["spec"]["versions"][0]["selectableFields"] = json!([{"jsonPath": ".spec"}, {"jsonPath": ".spec.nope"}]);
+    crd["spec"]["versions"][0]["subresources"]["scale"] =
+        json!({"specReplicasPath": "spec.replicas", "statusReplicasPath": ".spec.x"});
+    crd["spec"]["versions"][0]["additionalPrinterColumns"] =
+        json!([{"name": "A", "type": "int", "jsonPath": ".spec.a"}]);
+    crd["spec"]["versions"][0]["selectableFields"] =
+        json!([{"jsonPath": ".spec"}, {"jsonPath": ".spec.nope"}]);
     assert_eq!(
         paths(&crd),
         [
@@ -210,5 +267,12 @@ fn names_and_metadata() {
     crd["metadata"]["name"] = json!("other.infrastructure.example.com");
     crd["spec"]["names"]["listKind"] = json!("FooMachinePool");
     crd["spec"]["versions"][0]["deprecationWarning"] = json!("x");
-    assert_eq!(paths(&crd), ["metadata.name", "spec.versions[0].deprecationWarning", "spec.names.listKind"]);
+    assert_eq!(
+        paths(&crd),
+        [
+            "metadata.name",
+            "spec.versions[0].deprecationWarning",
+            "spec.names.listKind"
+        ]
+    );
 }

@@ -108,12 +108,17 @@ pub fn run(
 type ServerAnswer = Vec<String>;
 
 /// A dry-run create of `object` at its own version, in its namespace (`default` when none).
-fn ask(server: &crate::server::ApiServer, object: &serde_json::Value) -> Result<ServerAnswer, Failure> {
+fn ask(
+    server: &crate::server::ApiServer,
+    object: &serde_json::Value,
+) -> Result<ServerAnswer, Failure> {
     let version = object["apiVersion"]
         .as_str()
         .and_then(|v| v.split_once('/'))
         .map_or("", |(_, v)| v);
-    let namespace = object["metadata"]["namespace"].as_str().unwrap_or("default");
+    let namespace = object["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or("default");
     let path = format!("/apis/cluster.x-k8s.io/{version}/namespaces/{namespace}/machinepools");
     match server.dry_run_create(&path, object) {
         Ok(crate::server::Answer::Accepted) => Ok(Vec::new()),
