@@ -39,7 +39,7 @@
 //!         "names": {"kind": "FooMachinePool", "plural": "foomachinepools"}, "versions": []}
 //! }).into());
 //! let report = checker.finish();
-//! let refusal = report.findings_of("crd-valid").next().unwrap();
+//! let refusal = report.findings_of("crd-valid")[0];
 //! assert_eq!(refusal.path, "spec.group");
 //! assert!(refusal.message.starts_with("a test server refuses it: Invalid value"));
 //! ```

@@ -830,14 +830,12 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
                     );
                 }
             }
-            "object" => {
-                if item["x-kubernetes-map-type"].as_str() != Some("atomic") {
-                    r.invalid(
-                        format!("{at}.items.x-kubernetes-map-type"),
-                        &Bad::Json(&item["x-kubernetes-list-type"]),
-                        "must be atomic as item of a list with x-kubernetes-list-type=set",
-                    );
-                }
+            "object" if item["x-kubernetes-map-type"].as_str() != Some("atomic") => {
+                r.invalid(
+                    format!("{at}.items.x-kubernetes-map-type"),
+                    &Bad::Json(&item["x-kubernetes-list-type"]),
+                    "must be atomic as item of a list with x-kubernetes-list-type=set",
+                );
             }
             _ => {}
         }
