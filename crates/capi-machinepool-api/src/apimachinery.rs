@@ -3,6 +3,7 @@
 
 const QUALIFIED_NAME_MAX: usize = 63;
 const DNS1123_SUBDOMAIN_MAX: usize = 253;
+const DNS1035_LABEL_MAX: usize = 63;
 const LABEL_VALUE_MAX: usize = 63;
 /// Maximum total size of all annotation keys and values.
 pub const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
@@ -22,6 +23,11 @@ const DNS1123_SUBDOMAIN_FMT: &str =
     r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 /// apimachinery's `dns1123SubdomainErrorMsg`.
 const DNS1123_SUBDOMAIN_ERR_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+
+/// apimachinery's `dns1035LabelFmt`.
+const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
+/// apimachinery's `dns1035LabelErrMsg`.
+const DNS1035_LABEL_ERR_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 
 /// apimachinery's `EmptyError`.
 const EMPTY_ERROR: &str = "must be non-empty";
@@ -86,6 +92,34 @@ pub fn dns1123_subdomain_errors(value: &str) -> Vec<String> {
             DNS1123_SUBDOMAIN_ERR_MSG,
             DNS1123_SUBDOMAIN_FMT,
             &["example.com"],
+        ));
+    }
+    errs
+}
+
+/// Matches `DNS1035_LABEL_FMT`: a lower-case letter, then lower-case alphanumerics and `-`,
+/// ending with an alphanumeric.
+fn is_dns1035_shape(value: &str) -> bool {
+    let b = value.as_bytes();
+    b.first().is_some_and(u8::is_ascii_lowercase)
+        && b.last().is_some_and(|c| *c != b'-')
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+}
+
+/// DNS-1035 label problems of `value` (empty list when valid), worded as apimachinery's
+/// `validation.IsDNS1035Label` (CRD version and resource names).
+#[must_use]
+pub fn dns1035_label_errors(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > DNS1035_LABEL_MAX {
+        errs.push(max_len_error(DNS1035_LABEL_MAX));
+    }
+    if !is_dns1035_shape(value) {
+        errs.push(regex_error(
+            DNS1035_LABEL_ERR_MSG,
+            DNS1035_LABEL_FMT,
+            &["my-name", "abc-123"],
         ));
     }
     errs
@@ -283,6 +317,29 @@ mod tests {
         ];
         for (value, want) in cases {
             assert_eq!(dns1123_subdomain_errors(value), want, "{value:?}");
+        }
+    }
+
+    //   const dns1035LabelErrMsg string = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"
+    //   errs = append(errs, RegexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"))
+    const DNS1035_REGEX: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+    #[test]
+    fn dns1035_label_messages() {
+        let long = "a".repeat(64);
+        let cases: Vec<(&str, Vec<String>)> = vec![
+            ("v1beta2", vec![]),
+            ("a-1", vec![]),
+            (&long[..63], vec![]),
+            ("V1", vec![DNS1035_REGEX.into()]),
+            ("1v", vec![DNS1035_REGEX.into()]),
+            ("a-", vec![DNS1035_REGEX.into()]),
+            ("a.b", vec![DNS1035_REGEX.into()]),
+            ("", vec![DNS1035_REGEX.into()]),
+            (&long, vec!["must be no more than 63 characters".into()]),
+        ];
+        for (value, want) in cases {
+            assert_eq!(dns1035_label_errors(value), want, "{value:?}");
         }
     }
 

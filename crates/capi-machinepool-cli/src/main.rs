@@ -88,17 +88,8 @@ enum Command {
         /// validation and says what each change will do (rollouts, bootstrap config edits).
         #[arg(long, value_name = "FILE")]
         old: Option<PathBuf>,
-        /// Have the real API server judge (server-side dry-run create; nothing is stored):
-        /// the cluster of the kubeconfig (`--kubeconfig`, else $KUBECONFIG, else
-        /// ~/.kube/config, else the in-cluster service account).
-        #[arg(long)]
-        server: bool,
-        /// The kubeconfig file of `--server`.
-        #[arg(long, value_name = "FILE", requires = "server")]
-        kubeconfig: Option<PathBuf>,
-        /// The kubeconfig context of `--server`.
-        #[arg(long, value_name = "NAME", requires = "server")]
-        context: Option<String>,
+        #[command(flatten)]
+        server: server::ServerArgs,
     },
     /// Convert every MachinePool of a YAML stream; other documents pass through untouched.
     Convert {
@@ -192,17 +183,8 @@ enum Command {
         /// binary. The real kustomize runs sandboxed (see docs/contract.md, Rendering).
         #[arg(long, value_name = "auto|never|PATH", default_value = "auto")]
         kustomize: render::Mode,
-        /// Have the real API server judge (server-side dry-run create; nothing is stored):
-        /// the cluster of the kubeconfig (`--kubeconfig`, else $KUBECONFIG, else
-        /// ~/.kube/config, else the in-cluster service account).
-        #[arg(long)]
-        server: bool,
-        /// The kubeconfig file of `--server`.
-        #[arg(long, value_name = "FILE", requires = "server")]
-        kubeconfig: Option<PathBuf>,
-        /// The kubeconfig context of `--server`.
-        #[arg(long, value_name = "NAME", requires = "server")]
-        context: Option<String>,
+        #[command(flatten)]
+        server: server::ServerArgs,
     },
 }
 
@@ -215,16 +197,11 @@ fn main() -> ExitCode {
             control_plane_version,
             old,
             server,
-            kubeconfig,
-            context,
         } => cmd::validate::run(
             &file,
             old.as_deref(),
             control_plane_version.as_deref(),
-            server.then_some(server::ServerArgs {
-                kubeconfig,
-                context,
-            }),
+            server.selected(),
         ),
         Command::Convert {
             to,
@@ -252,8 +229,6 @@ fn main() -> ExitCode {
             capabilities,
             kustomize,
             server,
-            kubeconfig,
-            context,
         } => {
             paths.extend(files);
             cmd::check::run(&cmd::check::Args {
@@ -267,10 +242,7 @@ fn main() -> ExitCode {
                 hide_derive_info,
                 capabilities,
                 kustomize,
-                server: server.then_some(server::ServerArgs {
-                    kubeconfig,
-                    context,
-                }),
+                server: server.selected(),
             })
         }
     };

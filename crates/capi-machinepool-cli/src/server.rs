@@ -11,13 +11,27 @@ use std::time::Duration;
 use capi_contract_check::{CrdJudge, ServerCause, ServerVerdict};
 use serde_json::Value;
 
-/// The command-line flags that select the server.
-#[derive(Clone, Debug, Default)]
+/// The command-line flags that select the server (`check` and `validate` share them).
+#[derive(Clone, Debug, Default, clap::Args)]
 pub struct ServerArgs {
-    /// `--kubeconfig`.
+    /// Have the real API server judge (server-side dry-run create; nothing is stored): the
+    /// cluster of the kubeconfig (`--kubeconfig`, else $KUBECONFIG, else ~/.kube/config, else
+    /// the in-cluster service account).
+    #[arg(long)]
+    pub server: bool,
+    /// The kubeconfig file of `--server`.
+    #[arg(long, value_name = "FILE", requires = "server")]
     pub kubeconfig: Option<PathBuf>,
-    /// `--context`.
+    /// The kubeconfig context of `--server`.
+    #[arg(long, value_name = "NAME", requires = "server")]
     pub context: Option<String>,
+}
+
+impl ServerArgs {
+    /// The flags when `--server` is given.
+    pub fn selected(self) -> Option<Self> {
+        self.server.then_some(self)
+    }
 }
 
 /// How long one request may take before the server counts as unreachable.

@@ -11,9 +11,7 @@
 
 use serde_json::Value;
 
-use super::spec::{
-    dns1035_errors, dns1123_subdomain_errors, is_dns1035_label, is_dns1123_subdomain,
-};
+use super::spec::dns1035_problem;
 use super::{Bad, Refusals};
 
 const AT: &str = "spec.conversion";
@@ -83,8 +81,8 @@ fn review_versions(reviews: &Value, r: &mut Refusals) {
             r.invalid(path, &Bad::Str(v), "duplicate version");
             continue;
         }
-        if !is_dns1035_label(v) {
-            r.invalid(&path, &Bad::Str(v), &dns1035_errors(v));
+        if let Some(problem) = dns1035_problem(v) {
+            r.invalid(&path, &Bad::Str(v), &problem);
         }
         accepted |= matches!(*v, "v1" | "v1beta1");
     }
@@ -266,12 +264,9 @@ fn webhook_service(service: &Value, r: &mut Refusals) {
             );
             continue;
         }
-        if !is_dns1123_subdomain(step) {
-            r.invalid(
-                &p,
-                &Bad::Str(path),
-                &format!("segment[{i}]: {}", dns1123_subdomain_errors(step)),
-            );
+        // One error per message here (webhook/validation.go ranges over them).
+        for failure in capi_machinepool_api::apimachinery::dns1123_subdomain_errors(step) {
+            r.invalid(&p, &Bad::Str(path), &format!("segment[{i}]: {failure}"));
         }
     }
 }

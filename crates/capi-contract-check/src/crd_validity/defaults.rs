@@ -76,12 +76,6 @@ fn has_cel(node: &Value) -> bool {
 fn prune(value: &mut Value, schema: &Value, embedded: bool) {
     match value {
         Value::Object(members) => {
-            if is_true(schema, "x-kubernetes-preserve-unknown-fields")
-                && schema.get("properties").is_none()
-                && schema.get("additionalProperties").is_none()
-            {
-                return;
-            }
             let props = schema.get("properties").and_then(Value::as_object);
             let additional = schema.get("additionalProperties");
             let preserve = is_true(schema, "x-kubernetes-preserve-unknown-fields");

@@ -21,80 +21,54 @@ use super::{Bad, Layout, Refusals, is_true, versions};
 /// `openapiV3Types`.
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
 
-/// Keywords allowed at the root of a schema under the status subresource
-/// (`allowedFieldsAtRootSchema`), by their JSON names.
-const ROOT_WITH_STATUS: &[&str] = &[
-    "description",
-    "type",
-    "format",
-    "title",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "multipleOf",
-    "required",
-    "items",
-    "properties",
-    "externalDocs",
-    "example",
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-validations",
-];
-
-/// Every keyword of `JSONSchemaProps` in the order of its Go fields (the status-root check
-/// stops at the first offending field).
-const FIELD_ORDER: &[&str] = &[
-    "id",
-    "$schema",
-    "$ref",
-    "description",
-    "type",
-    "nullable",
-    "format",
-    "title",
-    "default",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "multipleOf",
-    "enum",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "items",
-    "allOf",
-    "oneOf",
-    "anyOf",
-    "not",
-    "properties",
-    "additionalProperties",
-    "patternProperties",
-    "dependencies",
-    "additionalItems",
-    "definitions",
-    "externalDocs",
-    "example",
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-embedded-resource",
-    "x-kubernetes-int-or-string",
-    "x-kubernetes-list-map-keys",
-    "x-kubernetes-list-type",
-    "x-kubernetes-map-type",
-    "x-kubernetes-validations",
+/// Every keyword of `JSONSchemaProps`, in the order of its Go fields (the status-root check
+/// stops at the first offending one), and whether it may stand at the root of a schema under
+/// the status subresource (`allowedFieldsAtRootSchema`).
+const KEYWORDS: &[(&str, bool)] = &[
+    ("id", false),
+    ("$schema", false),
+    ("$ref", false),
+    ("description", true),
+    ("type", true),
+    ("nullable", false),
+    ("format", true),
+    ("title", true),
+    ("default", false),
+    ("maximum", true),
+    ("exclusiveMaximum", true),
+    ("minimum", true),
+    ("exclusiveMinimum", true),
+    ("maxLength", true),
+    ("minLength", true),
+    ("pattern", true),
+    ("maxItems", true),
+    ("minItems", true),
+    ("uniqueItems", true),
+    ("multipleOf", true),
+    ("enum", false),
+    ("maxProperties", false),
+    ("minProperties", false),
+    ("required", true),
+    ("items", true),
+    ("allOf", false),
+    ("oneOf", false),
+    ("anyOf", false),
+    ("not", false),
+    ("properties", true),
+    ("additionalProperties", false),
+    ("patternProperties", false),
+    ("dependencies", false),
+    ("additionalItems", false),
+    ("definitions", false),
+    ("externalDocs", true),
+    ("example", true),
+    ("x-kubernetes-preserve-unknown-fields", true),
+    ("x-kubernetes-embedded-resource", false),
+    ("x-kubernetes-int-or-string", false),
+    ("x-kubernetes-list-map-keys", false),
+    ("x-kubernetes-list-type", false),
+    ("x-kubernetes-map-type", false),
+    ("x-kubernetes-validations", true),
 ];
 
 /// Go's zero value for a decoded keyword (skipped by the status-root check): `false` for the
@@ -136,7 +110,7 @@ fn status_enabled(subresources: &Value) -> bool {
 /// One version's (or the hoisted) schema.
 fn validate_root(root: &Value, at: &str, status: bool, r: &mut Refusals) {
     if status && let Some(obj) = root.as_object() {
-        for key in FIELD_ORDER {
+        for (key, allowed_at_root) in KEYWORDS {
             let Some(v) = obj.get(*key).filter(|v| !is_zero(key, v)) else {
                 continue;
             };
@@ -151,7 +125,7 @@ fn validate_root(root: &Value, at: &str, status: bool, r: &mut Refusals) {
                 }
                 continue;
             }
-            if !ROOT_WITH_STATUS.contains(key) {
+            if !allowed_at_root {
                 r.invalid(
                     at,
                     &Bad::Str("<schema>"),
@@ -201,32 +175,24 @@ fn has_unsupported_keyword(node: &Value) -> bool {
     .iter()
     .any(|k| obj.get(*k).is_some_and(|v| !is_zero(k, v)))
         || obj.get("items").is_some_and(Value::is_array)
-        || children(obj).any(|(_, child)| has_unsupported_keyword(child))
+        || children(obj).any(has_unsupported_keyword)
 }
 
-/// Every sub-schema of a node with its path suffix.
-fn children(obj: &Map<String, Value>) -> impl Iterator<Item = (String, &Value)> {
+/// Every sub-schema of a node: properties, `items`, `additionalProperties`, `not` and the
+/// junctors' members.
+fn children(obj: &Map<String, Value>) -> impl Iterator<Item = &Value> {
     let props = obj
         .get("properties")
         .and_then(Value::as_object)
         .into_iter()
-        .flatten()
-        .map(|(k, v)| (format!(".properties[{k}]"), v));
+        .flat_map(Map::values);
     let single = ["items", "additionalProperties", "not"]
         .into_iter()
-        .filter_map(move |k| {
-            obj.get(k)
-                .filter(|v| v.is_object())
-                .map(|v| (format!(".{k}"), v))
-        });
-    let junctors = ["allOf", "anyOf", "oneOf"].into_iter().flat_map(move |k| {
-        obj.get(k)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(move |(i, v)| (format!(".{k}[{i}]"), v))
-    });
+        .filter_map(|k| obj.get(k).filter(|v| v.is_object()));
+    let junctors = ["allOf", "anyOf", "oneOf"]
+        .into_iter()
+        .filter_map(|k| obj.get(k).and_then(Value::as_array))
+        .flatten();
     props.chain(single).chain(junctors)
 }
 
@@ -295,7 +261,13 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
             "must be false if x-kubernetes-int-or-string is true",
         );
     }
-    value_validation(obj, level, at, r, true);
+    let skip_any_of = is_int_or_string_any_of(obj.get("anyOf"));
+    let skip_first_all_of_any_of = obj
+        .get("allOf")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .is_some_and(|first| is_int_or_string_any_of(first.get("anyOf")));
+    value_validation(obj, skip_any_of, skip_first_all_of_any_of, level, at, r);
     if embedded && t != "object" {
         if t.is_empty() {
             r.required(
@@ -397,16 +369,17 @@ fn is_int_or_string_any_of(any_of: Option<&Value>) -> bool {
     })
 }
 
-/// `validateValueValidation` on a structural node (`top`) or a nested value validation: the
-/// junctors and the pattern.
-fn value_validation(obj: &Map<String, Value>, level: Level, at: &str, r: &mut Refusals, top: bool) {
-    let skip_any_of = top && is_int_or_string_any_of(obj.get("anyOf"));
-    let skip_first_all_of_any_of = top
-        && obj
-            .get("allOf")
-            .and_then(Value::as_array)
-            .and_then(|a| a.first())
-            .is_some_and(|first| is_int_or_string_any_of(first.get("anyOf")));
+/// `validateValueValidation`: the junctors and the pattern. `skip_any_of` and
+/// `skip_first_all_of_any_of` let the int-or-string patterns through (set on a structural
+/// node that holds them; a nested value validation passes its own `skip_any_of` down).
+fn value_validation(
+    obj: &Map<String, Value>,
+    skip_any_of: bool,
+    skip_first_all_of_any_of: bool,
+    level: Level,
+    at: &str,
+    r: &mut Refusals,
+) {
     for junctor in ["anyOf", "allOf", "oneOf"] {
         if junctor == "anyOf" && skip_any_of {
             continue;
@@ -445,11 +418,7 @@ fn nested_value_validation(
     let Some(obj) = node.as_object() else {
         return;
     };
-    let mut inner = obj.clone();
-    if skip_any_of {
-        inner.remove("anyOf");
-    }
-    value_validation(&inner, level, at, r, false);
+    value_validation(obj, skip_any_of, false, level, at, r);
     if let Some(items) = obj.get("items").filter(|v| v.is_object()) {
         nested_value_validation(items, false, level, &format!("{at}.items"), r);
     }
@@ -682,11 +651,7 @@ impl Openapi {
                 "items must be a schema object and not an array",
             );
         }
-        if self.inside_meta
-            && is_true(
-                &Value::Object(obj.clone()),
-                "x-kubernetes-embedded-resource",
-            )
+        if self.inside_meta && obj.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true))
         {
             r.forbidden(
                 format!("{at}.x-kubernetes-embedded-resource"),

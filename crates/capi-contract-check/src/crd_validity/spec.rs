@@ -9,68 +9,24 @@
 
 use std::collections::BTreeSet;
 
+use capi_machinepool_api::apimachinery;
 use serde_json::Value;
 
 use super::{Bad, Layout, Refusals, json_kind, versions};
 
-/// `IsDNS1035Label`: `[a-z]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
-pub(crate) fn is_dns1035_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 63
-        && b[0].is_ascii_lowercase()
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-        && b.last().is_some_and(|c| *c != b'-')
+/// What `IsDNS1035Label` finds wrong with `s`, its messages joined as the server joins them
+/// (`strings.Join(errs, ",")`); `None` when `s` is a label.
+pub(crate) fn dns1035_problem(s: &str) -> Option<String> {
+    let errs = apimachinery::dns1035_label_errors(s);
+    (!errs.is_empty()).then(|| errs.join(","))
 }
 
-/// The messages of `IsDNS1035Label`, joined as `strings.Join(errs, ",")`.
-pub(crate) fn dns1035_errors(s: &str) -> String {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push("must be no more than 63 characters".to_owned());
-    }
-    let b = s.as_bytes();
-    let shape_ok = !b.is_empty()
-        && b[0].is_ascii_lowercase()
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-        && b.last().is_some_and(|c| *c != b'-');
-    if !shape_ok {
-        errs.push(DNS1035.to_owned());
-    }
-    errs.join(",")
+/// What `IsDNS1123Subdomain` finds wrong with `s`, joined likewise; `None` when `s` is a
+/// subdomain.
+pub(crate) fn dns1123_subdomain_problem(s: &str) -> Option<String> {
+    let errs = apimachinery::dns1123_subdomain_errors(s);
+    (!errs.is_empty()).then(|| errs.join(","))
 }
-
-/// `IsDNS1123Subdomain`: dot-separated `[a-z0-9]([-a-z0-9]*[a-z0-9])?` labels, at most 253
-/// characters.
-pub(crate) fn is_dns1123_subdomain(s: &str) -> bool {
-    s.len() <= 253
-        && s.split('.').all(|label| {
-            let b = label.as_bytes();
-            !b.is_empty()
-                && b.iter()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-                && b.first().is_some_and(|c| *c != b'-')
-                && b.last().is_some_and(|c| *c != b'-')
-        })
-}
-
-/// `IsDNS1123Subdomain`'s messages, joined with `,`.
-pub(crate) fn dns1123_subdomain_errors(s: &str) -> String {
-    let mut errs = Vec::new();
-    if s.len() > 253 {
-        errs.push("must be no more than 253 characters");
-    }
-    if !is_dns1123_subdomain(&s[..s.len().min(253)]) || s.is_empty() {
-        errs.push(DNS1123_SUBDOMAIN);
-    }
-    errs.join(",")
-}
-
-const DNS1035: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-const DNS1123_SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 /// Groups whose CRDs need the `api-approved.kubernetes.io` annotation
 /// (`apihelpers.IsProtectedCommunityGroup`).
@@ -118,10 +74,7 @@ fn metadata(crd: &Value, r: &mut Refusals) {
         // ValidateObjectMeta: name or generateName is required.
         r.required("metadata.name", "name or generateName is required");
     } else {
-        let mut details = Vec::new();
-        if !is_dns1123_subdomain(name) {
-            details.push(dns1123_subdomain_errors(name));
-        }
+        let mut details: Vec<String> = dns1123_subdomain_problem(name).into_iter().collect();
         let plural = spec["names"]["plural"].as_str().unwrap_or_default();
         let group = spec["group"].as_str().unwrap_or_default();
         if name != format!("{plural}.{group}") {
@@ -158,12 +111,11 @@ fn url_ok(v: &str) -> bool {
 }
 
 fn group_and_scope(spec: &Value, r: &mut Refusals) {
-    match spec["group"].as_str().unwrap_or_default() {
-        "" => r.required("spec.group", ""),
-        g if !is_dns1123_subdomain(g) => {
-            r.invalid("spec.group", &Bad::Str(g), &dns1123_subdomain_errors(g));
-        }
-        g if !g.contains('.') => r.invalid(
+    let group = spec["group"].as_str().unwrap_or_default();
+    match (group, dns1123_subdomain_problem(group)) {
+        ("", _) => r.required("spec.group", ""),
+        (g, Some(problem)) => r.invalid("spec.group", &Bad::Str(g), &problem),
+        (g, None) if !g.contains('.') => r.invalid(
             "spec.group",
             &Bad::Str(g),
             "should be a domain with at least one dot",
@@ -222,28 +174,28 @@ fn versions_list<'a>(spec: &'a Value, r: &mut Refusals) -> (Option<&'a str>, usi
         if !seen.insert(name) {
             unique = false;
         }
-        if !is_dns1035_label(name) {
-            r.invalid(format!("{at}.name"), &Bad::Str(name), &dns1035_errors(name));
+        if let Some(problem) = dns1035_problem(name) {
+            r.invalid(format!("{at}.name"), &Bad::Str(name), &problem);
             // The v1 conversion copies the first version's name to the internal
             // `spec.version`, which is validated again (validation.go lines 485-492).
             if i == 0 {
-                r.invalid("spec.version", &Bad::Str(name), &dns1035_errors(name));
+                r.invalid("spec.version", &Bad::Str(name), &problem);
             }
         }
         deprecation_warning(v, &at, r);
     }
-    let all = Value::Array(list.to_vec());
+    let all = &spec["versions"];
     if !unique {
         r.invalid(
             "spec.versions",
-            &Bad::Json(&all),
+            &Bad::Json(all),
             "must contain unique version names",
         );
     }
     if storage.1 != 1 {
         r.invalid(
             "spec.versions",
-            &Bad::Json(&all),
+            &Bad::Json(all),
             "must have exactly one version marked as storage version",
         );
     }
@@ -314,33 +266,17 @@ fn names(spec: &Value, r: &mut Refusals) {
         if value.is_empty() {
             continue;
         }
-        let checked = if lower {
-            value.to_lowercase()
+        let problem = if lower {
+            dns1035_problem(&value.to_lowercase())
+                .map(|p| format!("may have mixed case, but should otherwise match: {p}"))
         } else {
-            value.clone()
+            dns1035_problem(value)
         };
-        if !is_dns1035_label(&checked) {
-            let mixed = if lower {
-                "may have mixed case, but should otherwise match: "
-            } else {
-                ""
-            };
-            r.invalid(
-                format!("spec.names.{field}"),
-                &Bad::Str(value),
-                &format!("{mixed}{}", dns1035_errors(&checked)),
-            );
+        if let Some(problem) = problem {
+            r.invalid(format!("spec.names.{field}"), &Bad::Str(value), &problem);
         }
     }
-    for (i, item) in string_list(&n["shortNames"]).iter().enumerate() {
-        if !is_dns1035_label(item) {
-            r.invalid(
-                format!("spec.names.shortNames[{i}]"),
-                &Bad::Str(item),
-                &dns1035_errors(item),
-            );
-        }
-    }
+    labels(&n["shortNames"], "spec.names.shortNames", r);
     if !kind.is_empty() && kind == list_kind {
         r.invalid(
             "spec.names.listKind",
@@ -348,21 +284,17 @@ fn names(spec: &Value, r: &mut Refusals) {
             "kind and listKind may not be the same",
         );
     }
-    for (i, item) in string_list(&n["categories"]).iter().enumerate() {
-        if !is_dns1035_label(item) {
-            r.invalid(
-                format!("spec.names.categories[{i}]"),
-                &Bad::Str(item),
-                &dns1035_errors(item),
-            );
-        }
-    }
+    labels(&n["categories"], "spec.names.categories", r);
 }
 
-fn string_list(v: &Value) -> Vec<&str> {
-    v.as_array()
-        .map(|a| a.iter().map(|s| s.as_str().unwrap_or_default()).collect())
-        .unwrap_or_default()
+/// Each entry of a list of DNS-1035 labels (`shortNames`, `categories`), at `path[i]`.
+fn labels(list: &Value, path: &str, r: &mut Refusals) {
+    for (i, item) in list.as_array().into_iter().flatten().enumerate() {
+        let item = item.as_str().unwrap_or_default();
+        if let Some(problem) = dns1035_problem(item) {
+            r.invalid(format!("{path}[{i}]"), &Bad::Str(item), &problem);
+        }
+    }
 }
 
 /// `status.storedVersions` as `PrepareForCreate` sets it (the first storage version), checked

@@ -3,7 +3,15 @@
 
 use serde_json::{Value, json};
 
-use super::spec::{is_dns1035_label, is_dns1123_subdomain};
+use super::spec::{dns1035_problem, dns1123_subdomain_problem};
+
+fn is_dns1035_label(s: &str) -> bool {
+    dns1035_problem(s).is_none()
+}
+
+fn is_dns1123_subdomain(s: &str) -> bool {
+    dns1123_subdomain_problem(s).is_none()
+}
 use super::validate;
 
 /// A CRD the server accepts (one version, status subresource), to mutate.
