@@ -2,17 +2,30 @@
 
 use std::fmt;
 
+use serde_json::Value;
+
+use crate::go_text::{go_float, go_json, go_quote};
+
 /// The kind of a field error (apimachinery `field.ErrorType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum FieldErrorType {
     /// A required value is missing.
     Required,
     /// The value is not valid.
     Invalid,
+    /// The value is of the wrong type (printed as `Invalid value`, as apimachinery does).
+    TypeInvalid,
+    /// The value is not one of the allowed values.
+    NotSupported,
+    /// The value (or, in a keyed list, its key) appears twice.
+    Duplicate,
     /// The value may not be set (or changed).
     Forbidden,
     /// The value is too long.
     TooLong,
+    /// The list or map has too many entries.
+    TooMany,
 }
 
 impl FieldErrorType {
@@ -21,9 +34,12 @@ impl FieldErrorType {
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Required => "Required value",
-            Self::Invalid => "Invalid value",
+            Self::Invalid | Self::TypeInvalid => "Invalid value",
+            Self::NotSupported => "Unsupported value",
+            Self::Duplicate => "Duplicate value",
             Self::Forbidden => "Forbidden",
             Self::TooLong => "Too long",
+            Self::TooMany => "Too many",
         }
     }
 
@@ -33,8 +49,74 @@ impl FieldErrorType {
         match self {
             Self::Required => "FieldValueRequired",
             Self::Invalid => "FieldValueInvalid",
+            Self::TypeInvalid => "FieldValueTypeInvalid",
+            Self::NotSupported => "FieldValueNotSupported",
+            Self::Duplicate => "FieldValueDuplicate",
             Self::Forbidden => "FieldValueForbidden",
             Self::TooLong => "FieldValueTooLong",
+            Self::TooMany => "FieldValueTooMany",
+        }
+    }
+}
+
+/// The offending value of a [`FieldError`], printed as apimachinery's `ErrorBody` prints a
+/// `BadValue`: a string quoted (Go `%q`), a number or boolean as Go's `%v`, anything else as
+/// JSON.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum BadValue {
+    /// A string (quoted when printed).
+    String(String),
+    /// Any JSON value (a string is quoted, numbers and booleans printed bare, the rest as JSON).
+    Json(Value),
+}
+
+impl From<&str> for BadValue {
+    fn from(value: &str) -> Self {
+        Self::String(value.to_owned())
+    }
+}
+
+impl From<&String> for BadValue {
+    fn from(value: &String) -> Self {
+        Self::String(value.clone())
+    }
+}
+
+impl From<String> for BadValue {
+    fn from(value: String) -> Self {
+        Self::String(value)
+    }
+}
+
+impl From<Value> for BadValue {
+    fn from(value: Value) -> Self {
+        Self::Json(value)
+    }
+}
+
+impl BadValue {
+    /// The string, when the value is one.
+    #[must_use]
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Self::String(s) | Self::Json(Value::String(s)) => Some(s),
+            Self::Json(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for BadValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::String(s) | Self::Json(Value::String(s)) => f.write_str(&go_quote(s)),
+            Self::Json(Value::Number(n)) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => write!(f, "{i}"),
+                (None, Some(u), _) => write!(f, "{u}"),
+                (None, None, Some(x)) => f.write_str(&go_float(x)),
+                _ => write!(f, "{n}"),
+            },
+            Self::Json(other) => f.write_str(&go_json(other)),
         }
     }
 }
@@ -46,84 +128,133 @@ impl FieldErrorType {
 /// let e = FieldError::invalid("spec.template.spec.version", "1.2.3", "must start with v");
 /// assert_eq!(e.to_string(), r#"spec.template.spec.version: Invalid value: "1.2.3": must start with v"#);
 /// assert_eq!(e.type_, FieldErrorType::Invalid);
+/// let e = FieldError::new(FieldErrorType::TooMany, "spec.providerIDList", Some(serde_json::json!(5).into()), "must have at most 4 items");
+/// assert_eq!(e.to_string(), "spec.providerIDList: Too many: 5: must have at most 4 items");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FieldError {
     /// The kind of error.
     pub type_: FieldErrorType,
     /// Dotted field path, e.g. `spec.template.spec.bootstrap`.
     pub field: String,
     /// The offending value, when one is reported.
-    pub value: Option<String>,
+    pub value: Option<BadValue>,
     /// Human readable detail.
     pub detail: String,
 }
 
 impl FieldError {
-    /// A `Required` error.
+    /// An error of any type.
     #[must_use]
-    pub fn required(field: &str, detail: &str) -> Self {
+    pub fn new(type_: FieldErrorType, field: &str, value: Option<BadValue>, detail: &str) -> Self {
         Self {
-            type_: FieldErrorType::Required,
+            type_,
             field: field.into(),
-            value: None,
+            value,
             detail: detail.into(),
         }
     }
 
+    /// A `Required` error.
+    #[must_use]
+    pub fn required(field: &str, detail: &str) -> Self {
+        Self::new(FieldErrorType::Required, field, None, detail)
+    }
+
     /// An `Invalid` error carrying the bad value.
     #[must_use]
-    pub fn invalid(field: &str, value: &str, detail: &str) -> Self {
-        Self {
-            type_: FieldErrorType::Invalid,
-            field: field.into(),
-            value: Some(value.into()),
-            detail: detail.into(),
-        }
+    pub fn invalid(field: &str, value: impl Into<BadValue>, detail: &str) -> Self {
+        Self::new(FieldErrorType::Invalid, field, Some(value.into()), detail)
     }
 
     /// A `Forbidden` error.
     #[must_use]
     pub fn forbidden(field: &str, detail: &str) -> Self {
-        Self {
-            type_: FieldErrorType::Forbidden,
-            field: field.into(),
-            value: None,
-            detail: detail.into(),
-        }
+        Self::new(FieldErrorType::Forbidden, field, None, detail)
     }
 
     /// A `TooLong` error.
     #[must_use]
     pub fn too_long(field: &str, detail: &str) -> Self {
-        Self {
-            type_: FieldErrorType::TooLong,
-            field: field.into(),
-            value: None,
-            detail: detail.into(),
-        }
+        Self::new(FieldErrorType::TooLong, field, None, detail)
     }
-}
 
-impl FieldError {
-    /// Everything after the field path: `Invalid value: "v1": must start with v`. A value is
-    /// quoted as a short excerpt (see [`capi_diagnostics::excerpt`](mod@capi_diagnostics::excerpt)).
+    /// Everything after the field path: `Invalid value: "v1": must start with v`, as
+    /// apimachinery's `ErrorBody` prints it (`Required`, `Forbidden` and `Too long` never
+    /// print a value).
     #[must_use]
     pub fn detail_text(&self) -> String {
-        match &self.value {
-            Some(value) => format!(
-                "{}: \"{}\": {}",
-                self.type_.as_str(),
-                capi_diagnostics::excerpt::Excerpt::new(value),
-                self.detail
-            ),
-            None => format!("{}: {}", self.type_.as_str(), self.detail),
+        let shows_value = !matches!(
+            self.type_,
+            FieldErrorType::Required | FieldErrorType::Forbidden | FieldErrorType::TooLong
+        );
+        let mut out = self.type_.as_str().to_owned();
+        if let Some(value) = self.value.as_ref().filter(|_| shows_value) {
+            out.push_str(&format!(": {value}"));
         }
+        if !self.detail.is_empty() {
+            out.push_str(": ");
+            out.push_str(&self.detail);
+        }
+        out
     }
 }
 
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.field, self.detail_text())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// apimachinery `field.Error.ErrorBody` (v0.37.2 `pkg/util/validation/field/errors.go`):
+    /// simple types with `%v`, strings with `%q`, other values as JSON; Required, Forbidden and
+    /// TooLong print no value; an empty detail adds nothing.
+    #[test]
+    fn error_bodies_as_apimachinery_prints_them() {
+        let body = |t, v: Option<Value>, d: &str| {
+            FieldError::new(t, "f", v.map(BadValue::Json), d).detail_text()
+        };
+        assert_eq!(body(FieldErrorType::Required, None, ""), "Required value");
+        assert_eq!(
+            body(
+                FieldErrorType::Duplicate,
+                Some(json!({"conditionType": "A"})),
+                ""
+            ),
+            r#"Duplicate value: {"conditionType":"A"}"#
+        );
+        assert_eq!(
+            body(
+                FieldErrorType::NotSupported,
+                Some(json!("Sideways")),
+                r#"supported values: "Positive", "Negative""#
+            ),
+            r#"Unsupported value: "Sideways": supported values: "Positive", "Negative""#
+        );
+        assert_eq!(
+            body(
+                FieldErrorType::TooLong,
+                Some(json!("x")),
+                "may not be more than 1 byte"
+            ),
+            "Too long: may not be more than 1 byte"
+        );
+        assert_eq!(
+            body(FieldErrorType::Invalid, Some(json!(-1)), "d"),
+            "Invalid value: -1: d"
+        );
+        assert_eq!(
+            body(FieldErrorType::Invalid, Some(json!(1.5)), "d"),
+            "Invalid value: 1.5: d"
+        );
+        assert_eq!(
+            body(FieldErrorType::Invalid, Some(json!(true)), "d"),
+            "Invalid value: true: d"
+        );
     }
 }

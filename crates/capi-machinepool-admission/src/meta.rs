@@ -1,11 +1,180 @@
 //! Template labels and annotations, validated with apimachinery's rules.
 
 use capi_machinepool_api::apimachinery::{
-    TOTAL_ANNOTATION_SIZE_LIMIT, label_value_errors, qualified_name_errors,
+    TOTAL_ANNOTATION_SIZE_LIMIT, dns1123_label_errors, dns1123_subdomain_errors,
+    label_value_errors, qualified_name_errors,
 };
 use capi_machinepool_api::v1beta2::ObjectMeta;
+use serde_json::Value;
 
-use crate::FieldError;
+use crate::{BadValue, FieldError};
+
+/// What the API server checks in a namespaced custom resource's own `metadata` on create
+/// (apimachinery `ValidateObjectMetaAccessor` with `NameIsDNSSubdomain`, as the custom
+/// resource strategy calls it), paths under `metadata`:
+///
+/// * `generateName` (with a trailing `-` allowed) and `name` are DNS-1123 subdomains; one of
+///   them is required. With only `generateName`, the server appends five random characters
+///   and checks the result; here the characters are `bcdfg` (drawn from the same alphabet),
+///   so the path and verdict are the server's and the quoted name differs in its tail;
+/// * `namespace`, when set, is a DNS-1123 label. When absent, the client (`kubectl`, a
+///   controller) fills it in before the request, so its absence is not an error here;
+/// * labels and annotations as [`validate_object_meta`];
+/// * owner references, after the server drops exact repetitions of an earlier one (same
+///   `uid`, same fields; `dedupOwnerReferences`): each has an `apiVersion` (`<group>/<version>` or `<version>`), `kind`,
+///   `name` and `uid`, and at most one is the controller; finalizers are qualified names and
+///   not both `orphan` and `foregroundDeletion`.
+///
+/// `generation` is not checked (the server sets it to 1 on create) nor `managedFields` (its
+/// field manager rewrites them).
+/// Fields of the wrong JSON type are the schema's business and are skipped here.
+///
+/// ```
+/// let errs = capi_machinepool_admission::validate_root_meta(&serde_json::json!({"name": "Workers_1"}));
+/// assert_eq!(errs[0].field, "metadata.name");
+/// assert!(errs[0].to_string().starts_with(r#"metadata.name: Invalid value: "Workers_1": a lowercase RFC 1123 subdomain"#));
+/// ```
+#[must_use]
+pub fn validate_root_meta(meta: &Value) -> Vec<FieldError> {
+    let text = |key: &str| meta.get(key).and_then(Value::as_str).unwrap_or_default();
+    let mut errs = Vec::new();
+    let generate_name = text("generateName");
+    let mut name = text("name").to_owned();
+    if !generate_name.is_empty() {
+        for msg in dns1123_subdomain_errors(&mask_trailing_dash(generate_name)) {
+            errs.push(FieldError::invalid(
+                "metadata.generateName",
+                generate_name,
+                &msg,
+            ));
+        }
+        if name.is_empty() {
+            let base: String = generate_name.chars().take(58).collect();
+            name = format!("{base}bcdfg");
+        }
+    }
+    if name.is_empty() {
+        errs.push(FieldError::required(
+            "metadata.name",
+            "name or generateName is required",
+        ));
+    } else {
+        for msg in dns1123_subdomain_errors(&name) {
+            errs.push(FieldError::invalid("metadata.name", name.as_str(), &msg));
+        }
+    }
+    let namespace = text("namespace");
+    if !namespace.is_empty() {
+        for msg in dns1123_label_errors(namespace) {
+            errs.push(FieldError::invalid("metadata.namespace", namespace, &msg));
+        }
+    }
+    let part =
+        serde_json::json!({"labels": meta.get("labels"), "annotations": meta.get("annotations")});
+    let part = crate::pipeline::without_null_fields(&part);
+    if let Ok(typed) = serde_json::from_value::<ObjectMeta>(part) {
+        errs.extend(validate_object_meta(&typed, "metadata"));
+    }
+    errs.extend(owner_reference_errors(meta.get("ownerReferences")));
+    errs.extend(finalizer_errors(meta.get("finalizers")));
+    errs
+}
+
+/// apimachinery's `maskTrailingDash`: a generated-name prefix may end with `-`.
+fn mask_trailing_dash(name: &str) -> String {
+    match name.strip_suffix('-') {
+        Some(head) if name.len() > 1 => format!("{head}a"),
+        _ => name.to_owned(),
+    }
+}
+
+fn owner_reference_errors(refs: Option<&Value>) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let Some(Value::Array(sent)) = refs else {
+        return errs;
+    };
+    let mut refs: Vec<Value> = Vec::new();
+    for r in sent {
+        if !refs.contains(r) {
+            refs.push(r.clone());
+        }
+    }
+    let mut controller: Option<String> = None;
+    for (i, r) in refs.iter().enumerate() {
+        let at = format!("metadata.ownerReferences[{i}]");
+        let text = |key: &str| r.get(key).and_then(Value::as_str).unwrap_or_default();
+        let api_version = text("apiVersion");
+        if api_version.is_empty() {
+            errs.push(FieldError::required(
+                &format!("{at}.apiVersion"),
+                "must not be empty",
+            ));
+        } else if !group_version_ok(api_version) {
+            errs.push(FieldError::invalid(
+                &format!("{at}.apiVersion"),
+                api_version,
+                "must be <group>/<version> or <version>",
+            ));
+        }
+        for key in ["kind", "name", "uid"] {
+            if text(key).is_empty() {
+                errs.push(FieldError::required(
+                    &format!("{at}.{key}"),
+                    "must not be empty",
+                ));
+            }
+        }
+        if api_version == "v1" && text("kind") == "Event" {
+            errs.push(FieldError::invalid(
+                &at,
+                BadValue::Json(r.clone()),
+                "/v1, Kind=Event is disallowed from being an owner",
+            ));
+        }
+        if r.get("controller") == Some(&Value::Bool(true)) {
+            let current = format!("{}/{}", text("kind"), text("name"));
+            match &controller {
+                Some(first) => errs.push(FieldError::invalid(
+                    "metadata.ownerReferences",
+                    BadValue::Json(Value::Array(refs.clone())),
+                    &format!("Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"),
+                )),
+                None => controller = Some(current),
+            }
+        }
+    }
+    errs
+}
+
+/// apimachinery's `schema.ParseGroupVersion` succeeding with a non-empty version.
+fn group_version_ok(api_version: &str) -> bool {
+    match api_version.split('/').collect::<Vec<_>>().as_slice() {
+        [version] => !version.is_empty(),
+        [_, version] => !version.is_empty(),
+        _ => false,
+    }
+}
+
+fn finalizer_errors(finalizers: Option<&Value>) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let Some(Value::Array(list)) = finalizers else {
+        return errs;
+    };
+    let names: Vec<&str> = list.iter().filter_map(Value::as_str).collect();
+    for name in &names {
+        for msg in qualified_name_errors(name) {
+            errs.push(FieldError::invalid("metadata.finalizers", *name, &msg));
+        }
+    }
+    if names.contains(&"orphan") && names.contains(&"foregroundDeletion") {
+        errs.push(FieldError::invalid(
+            "metadata.finalizers",
+            BadValue::Json(Value::Array(list.clone())),
+            "finalizer orphan and foregroundDeletion cannot be both set",
+        ));
+    }
+    errs
+}
 
 /// Validates template labels and annotations; `path` is e.g. `spec.template.metadata`.
 #[must_use]

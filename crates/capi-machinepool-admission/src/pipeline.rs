@@ -12,14 +12,32 @@ use capi_machinepool_conversion::machine_pool::to_hub;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::openapi::{Schema, validate_scale_spec};
 use crate::unknown_fields::decode_reporting;
 use crate::{FeatureGates, default_machine_pool, validate_machine_pool};
+
+/// Which step of the request a finding comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Step {
+    /// The API server's own checks: the served version, the object's `metadata`, its
+    /// structural schema and list types ([`crate::openapi`]). Its texts are the server's.
+    ApiServer,
+    /// Decoding into the typed API (an error the schema did not explain; a dropped field).
+    Decoding,
+    /// The conversion webhook (v1beta1 to the storage version v1beta2).
+    Conversion,
+    /// Upstream's defaulting and validating webhook for MachinePools.
+    Webhook,
+}
 
 /// One finding about a document: a field path and what is wrong there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
     /// Error or warning.
     pub severity: Severity,
+    /// The step that found it.
+    pub step: Step,
     /// Dotted field path (`spec.template.spec.version`), or `<root>`, or a step in angle
     /// brackets (`<conversion to v1beta2>`).
     pub path: String,
@@ -28,17 +46,19 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn error(path: impl Into<String>, message: impl Into<String>) -> Self {
+    fn error(step: Step, path: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             severity: Severity::Error,
+            step,
             path: path.into(),
             message: message.into(),
         }
     }
 
-    fn warning(path: impl Into<String>, message: impl Into<String>) -> Self {
+    fn warning(step: Step, path: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             severity: Severity::Warning,
+            step,
             path: path.into(),
             message: message.into(),
         }
@@ -49,6 +69,39 @@ impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.path, self.message)
     }
+}
+
+/// The MachinePool CRD's scale subresource `specReplicasPath`.
+const SPEC_REPLICAS_PATH: &str = ".spec.replicas";
+
+/// `object` as sent, or without its `status` (and a warning) when that status does not decode
+/// into the typed API: the API server ignores a client's status on create and update.
+fn decode_status_or_drop(
+    mut object: Value,
+    api_version: &str,
+    warnings: &mut Vec<Finding>,
+) -> Value {
+    let status_error = match (api_version, object.get("status")) {
+        (_, None) => None,
+        (API_VERSION_V1BETA2, Some(status)) => {
+            serde_json::from_value::<v1beta2::MachinePoolStatus>(status.clone()).err()
+        }
+        (_, Some(status)) => {
+            serde_json::from_value::<v1beta1::MachinePoolStatus>(status.clone()).err()
+        }
+    };
+    if let (Some(e), Some(map)) = (status_error, object.as_object_mut()) {
+        map.remove("status");
+        warnings.push(Finding::warning(
+            Step::Decoding,
+            "status",
+            format!(
+                "ignored: it does not decode ({}); the API server drops status on create and keeps the stored one on update",
+                Excerpt::with_max_chars(&e.to_string(), 240)
+            ),
+        ));
+    }
+    object
 }
 
 /// The pipeline could not be set up.
@@ -101,8 +154,8 @@ impl Admitted {
 /// assert_eq!(admitted.machine_pool.unwrap().spec.replicas, Some(1));
 /// ```
 pub struct Admission {
-    v1beta1: jsonschema::Validator,
-    v1beta2: jsonschema::Validator,
+    v1beta1: Schema,
+    v1beta2: Schema,
     gates: FeatureGates,
 }
 
@@ -114,18 +167,21 @@ impl fmt::Debug for Admission {
     }
 }
 
-fn compile(version: &'static str) -> Result<jsonschema::Validator, AdmissionError> {
-    let schema = crd::version_schema(version).ok_or(AdmissionError::Schema {
+/// The schema of `version` without `status`: the API server validates a client's `status`
+/// only through the status subresource (on create it drops `status`, on update it keeps the
+/// stored one; `customResourceStrategy.PrepareForCreate`/`PrepareForUpdate`).
+fn compile(version: &'static str) -> Result<Schema, AdmissionError> {
+    let mut schema = crd::version_schema(version).ok_or(AdmissionError::Schema {
         version,
         message: "unknown version".into(),
     })?;
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft4)
-        .build(&schema)
-        .map_err(|e| AdmissionError::Schema {
-            version,
-            message: e.to_string(),
-        })
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.remove("status");
+    }
+    Schema::new(schema).map_err(|e| AdmissionError::Schema {
+        version,
+        message: e.to_string(),
+    })
 }
 
 impl Admission {
@@ -169,49 +225,88 @@ impl Admission {
         let mut findings = Vec::new();
         let mut warnings = Vec::new();
         let api_version = object["apiVersion"].as_str().unwrap_or_default();
-        let hub = match api_version {
-            API_VERSION_V1BETA2 => {
-                schema_errors(&self.v1beta2, object, &mut findings);
-                decode::<v1beta2::MachinePool>(object, &mut findings, &mut warnings)
-            }
-            API_VERSION_V1BETA1 => {
-                schema_errors(&self.v1beta1, object, &mut findings);
-                decode::<v1beta1::MachinePool>(object, &mut findings, &mut warnings).and_then(
-                    |spoke| match to_hub(spoke) {
-                        Ok(hub) => Some(hub),
-                        Err(e) => {
-                            findings
-                                .push(Finding::error("<conversion to v1beta2>", error_chain(&e)));
-                            None
-                        }
-                    },
-                )
-            }
+        let schema = match api_version {
+            API_VERSION_V1BETA2 => &self.v1beta2,
+            API_VERSION_V1BETA1 => &self.v1beta1,
             other => {
                 findings.push(Finding::error(
+                    Step::ApiServer,
                     "apiVersion",
                     format!(
                         "\"{}\" is not served (expected {API_VERSION_V1BETA2} or {API_VERSION_V1BETA1})",
                         Excerpt::new(other)
                     ),
                 ));
-                None
+                return Admitted {
+                    machine_pool: None,
+                    findings,
+                };
             }
         };
+        // What the API server checks itself: the object's own metadata, then its schema and
+        // list types (status excluded, see `compile`).
+        let mut pruned_unknown = object.clone();
+        schema.prune(&mut pruned_unknown);
+        let server_errors = crate::validate_root_meta(&object["metadata"])
+            .into_iter()
+            .chain(schema.validate(&pruned_unknown))
+            .chain(validate_scale_spec(&pruned_unknown, SPEC_REPLICAS_PATH));
+        findings.extend(
+            server_errors
+                .map(|e| Finding::error(Step::ApiServer, e.field.clone(), e.detail_text())),
+        );
+        // The typed API: a decoding error the API server's checks did not already explain.
+        // `status` is not the API server's business on create or update: when it does not
+        // decode, the object is decoded without it.
+        let mut decoding = Vec::new();
+        let mut stored = object.clone();
+        schema.whole_floats_as_integers(&mut stored);
+        let object = &decode_status_or_drop(stored, api_version, &mut warnings);
+        let hub = if api_version == API_VERSION_V1BETA2 {
+            decode::<v1beta2::MachinePool>(object, &mut decoding, &mut warnings)
+        } else {
+            decode::<v1beta1::MachinePool>(object, &mut decoding, &mut warnings).and_then(|spoke| {
+                match to_hub(spoke) {
+                    Ok(hub) => Some(hub),
+                    Err(e) => {
+                        findings.push(Finding::error(
+                            Step::Conversion,
+                            "<conversion to v1beta2>",
+                            error_chain(&e),
+                        ));
+                        None
+                    }
+                }
+            })
+        };
+        if !findings.iter().any(|f| f.severity == Severity::Error) {
+            findings.extend(decoding);
+        }
         let machine_pool = hub.and_then(|mut hub| {
             if let Err(e) = default_machine_pool(&mut hub, old) {
-                findings.push(Finding::error("metadata.annotations", e.to_string()));
+                findings.push(Finding::error(
+                    Step::Webhook,
+                    "metadata.annotations",
+                    e.to_string(),
+                ));
                 return None;
             }
             for e in validate_machine_pool(&hub, old, &self.gates) {
-                findings.push(Finding::error(e.field.clone(), e.detail_text()));
+                findings.push(Finding::error(
+                    Step::Webhook,
+                    e.field.clone(),
+                    e.detail_text(),
+                ));
             }
             for w in crate::validation_warnings(&hub) {
-                warnings.push(Finding::warning(w.field.clone(), w.detail_text()));
+                warnings.push(Finding::warning(
+                    Step::Webhook,
+                    w.field.clone(),
+                    w.detail_text(),
+                ));
             }
             Some(hub)
         });
-        findings.extend(object_meta_findings(object));
         findings.extend(warnings);
         Admitted {
             machine_pool,
@@ -220,47 +315,12 @@ impl Admission {
     }
 }
 
-/// The object's own labels and annotations, which the API server validates itself before any
-/// webhook (apimachinery `ValidateObjectMeta`; found by tests/e2e/tests/validate_differential.rs:
-/// the real server refuses a label value of 64 characters with "metadata.labels: Invalid value:
-/// ...: must be no more than 63 bytes"). Types are the schema step's business.
-fn object_meta_findings(object: &Value) -> Vec<Finding> {
-    let meta = &object["metadata"];
-    let part = serde_json::json!({"labels": meta["labels"], "annotations": meta["annotations"]});
-    let Ok(meta) = serde_json::from_value::<v1beta2::ObjectMeta>(without_null_fields(&part)) else {
-        return Vec::new();
-    };
-    crate::validate_object_meta(&meta, "metadata")
-        .into_iter()
-        .map(|e| Finding::error(e.field.clone(), e.detail_text()))
-        .collect()
-}
-
-/// A JSON pointer as a dotted path with `[index]` for list items.
-fn pointer_to_path(pointer: &str) -> String {
-    let mut out = String::new();
-    for part in pointer.split('/').skip(1) {
-        let part = part.replace("~1", "/").replace("~0", "~");
-        if !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()) {
-            out.push('[');
-            out.push_str(&part);
-            out.push(']');
-        } else {
-            if !out.is_empty() {
-                out.push('.');
-            }
-            out.push_str(&part);
-        }
-    }
-    if out.is_empty() { "<root>".into() } else { out }
-}
-
 /// The object as the API server validates it: a field set to `null` is pruned when its schema
 /// does not say `nullable: true` (Kubernetes documentation, "Extend the Kubernetes API with
 /// CustomResourceDefinitions", section "Defaulting and Nullable": "null values for fields that
 /// either don't specify the nullable flag, or give it a false value, will be pruned before
 /// defaulting happens"), and no MachinePool field is nullable. `null` items of lists stay.
-fn without_null_fields(value: &Value) -> Value {
+pub(crate) fn without_null_fields(value: &Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(
             map.iter()
@@ -273,16 +333,6 @@ fn without_null_fields(value: &Value) -> Value {
     }
 }
 
-fn schema_errors(validator: &jsonschema::Validator, value: &Value, findings: &mut Vec<Finding>) {
-    for e in validator.iter_errors(value) {
-        let message = e.to_string();
-        findings.push(Finding::error(
-            pointer_to_path(e.instance_path().as_str()),
-            format!("{} (schema)", Excerpt::with_max_chars(&message, 240)),
-        ));
-    }
-}
-
 fn decode_error(e: serde_path_to_error::Error<serde_json::Error>) -> Finding {
     let path = e.path().to_string();
     let inner = e.into_inner().to_string();
@@ -291,7 +341,11 @@ fn decode_error(e: serde_path_to_error::Error<serde_json::Error>) -> Finding {
     } else {
         path
     };
-    Finding::error(path, Excerpt::with_max_chars(&inner, 240).to_string())
+    Finding::error(
+        Step::Decoding,
+        path,
+        Excerpt::with_max_chars(&inner, 240).to_string(),
+    )
 }
 
 /// Decodes the typed object and lists the fields it would drop.
@@ -306,6 +360,7 @@ fn decode<T: DeserializeOwned>(
         Ok((typed, dropped)) => {
             warnings.extend(dropped.into_iter().map(|p| {
                 Finding::warning(
+                    Step::Decoding,
                     p,
                     "unknown field, not part of the MachinePool API (dropped)",
                 )
@@ -369,15 +424,6 @@ mod tests {
             "{:?}",
             moved.findings
         );
-    }
-
-    #[test]
-    fn pointers_become_dotted_paths() {
-        assert_eq!(
-            pointer_to_path("/spec/template/spec/readinessGates/0/conditionType"),
-            "spec.template.spec.readinessGates[0].conditionType"
-        );
-        assert_eq!(pointer_to_path(""), "<root>");
     }
 
     #[test]

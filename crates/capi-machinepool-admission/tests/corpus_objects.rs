@@ -18,7 +18,12 @@ fn corpus_machine_pools_validate_clean() {
         // The template's version is `${KUBERNETES_VERSION}`, which is not semver until substituted.
         let errs: Vec<_> = errs
             .into_iter()
-            .filter(|e| !e.value.as_deref().is_some_and(|v| v.contains("${")))
+            .filter(|e| {
+                !e.value
+                    .as_ref()
+                    .and_then(|v| v.as_str())
+                    .is_some_and(|v| v.contains("${"))
+            })
             .collect();
         assert!(errs.is_empty(), "{errs:?}");
     }

@@ -24,6 +24,12 @@ const DNS1123_SUBDOMAIN_FMT: &str =
 /// apimachinery's `dns1123SubdomainErrorMsg`.
 const DNS1123_SUBDOMAIN_ERR_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 
+/// apimachinery's `dns1123LabelFmt`.
+const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+/// apimachinery's `dns1123LabelErrMsg`.
+const DNS1123_LABEL_ERR_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const DNS1123_LABEL_MAX: usize = 63;
+
 /// apimachinery's `dns1035LabelFmt`.
 const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 /// apimachinery's `dns1035LabelErrMsg`.
@@ -97,6 +103,29 @@ pub fn dns1123_subdomain_errors(value: &str) -> Vec<String> {
     errs
 }
 
+/// DNS-1123 label problems of `value` (empty list when valid), worded as apimachinery's
+/// `validation.IsDNS1123Label` (namespace names): a valid subdomain that is not a label can
+/// only have dots, and is told so.
+#[must_use]
+pub fn dns1123_label_errors(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > DNS1123_LABEL_MAX {
+        errs.push(max_len_error(DNS1123_LABEL_MAX));
+    }
+    if value.contains('.') || !is_dns1123_subdomain(value) {
+        if is_dns1123_subdomain(value) {
+            errs.push("must not contain dots".to_owned());
+        } else {
+            errs.push(regex_error(
+                DNS1123_LABEL_ERR_MSG,
+                DNS1123_LABEL_FMT,
+                &["my-name", "123-abc"],
+            ));
+        }
+    }
+    errs
+}
+
 /// Matches `DNS1035_LABEL_FMT`: a lower-case letter, then lower-case alphanumerics and `-`,
 /// ending with an alphanumeric.
 fn is_dns1035_shape(value: &str) -> bool {
@@ -148,7 +177,7 @@ pub fn qualified_name_errors(value: &str) -> Vec<String> {
         }
         _ => {
             return vec![format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
                 regex_error(
                     QUALIFIED_NAME_ERR_MSG,
                     QUALIFIED_NAME_FMT,
@@ -213,12 +242,13 @@ mod tests {
     use super::*;
 
     // The expected texts below are written out in full, as the API server prints them, from
-    // k8s.io/apimachinery/pkg/util/validation/validation.go:
+    // k8s.io/apimachinery/pkg/util/validation/validation.go and (v0.36 and later, where
+    // `IsQualifiedName` is `content.IsLabelKey`) pkg/api/validate/content/kube.go:
     //
     //   const qualifiedNameFmt string = "(" + qnameCharFmt + qnameExtCharFmt + "*)?" + qnameCharFmt
     //   const qualifiedNameErrMsg string = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
     //   errs = append(errs, "name part "+RegexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc"))
-    //   return append(errs, "a qualified name "+RegexError(...)+" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
+    //   return append(errs, "a valid label key "+RegexError(...)+" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
     //   const labelValueErrMsg string = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
     //   errs = append(errs, RegexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"))
     //   const dns1123SubdomainErrorMsg string = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
@@ -231,6 +261,22 @@ mod tests {
     const NAME_REGEX: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
     const SUBDOMAIN_REGEX: &str = r"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
     const LABEL_REGEX: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+    /// `IsDNS1123Label` (validation.go): `MaxLenError(63)`, then "must not contain dots" for a
+    /// valid subdomain, else `RegexError(dns1123LabelErrMsg, dns1123LabelFmt, "my-name",
+    /// "123-abc")`.
+    #[test]
+    fn dns1123_label_messages() {
+        let regex = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+        assert!(dns1123_label_errors("kube-system").is_empty());
+        assert_eq!(dns1123_label_errors("a.b"), ["must not contain dots"]);
+        assert_eq!(dns1123_label_errors("Team_1"), [regex]);
+        assert_eq!(dns1123_label_errors(""), [regex]);
+        assert_eq!(
+            dns1123_label_errors(&"a".repeat(64)),
+            ["must be no more than 63 characters"]
+        );
+    }
 
     #[test]
     fn qualified_name_messages() {
@@ -274,7 +320,7 @@ mod tests {
             (
                 "a/b/c",
                 vec![format!(
-                    "a qualified name {NAME_REGEX} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+                    "a valid label key {NAME_REGEX} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
                 )],
             ),
         ];

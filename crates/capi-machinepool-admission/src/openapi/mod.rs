@@ -1,0 +1,263 @@
+//! What the API server checks on a custom resource against its CRD's structural schema,
+//! after pruning and before any webhook: kube-openapi's schema validation and the list-type
+//! invariants, with the server's field paths and messages.
+//!
+//! Covered: `type`, `format` (the type side: `int32`, `int64`), `nullable`, `enum`,
+//! `minLength`/`maxLength`/`pattern`, `minimum`/`maximum` (and exclusive), `minItems`/`maxItems`,
+//! `minProperties`/`maxProperties`, `properties`, `additionalProperties`, `required`, and
+//! `x-kubernetes-list-type` `set`/`map`. Not covered, because the MachinePool schemas use
+//! none of them: `allOf`/`anyOf`/`oneOf`/`not`, `multipleOf`, string formats (`date-time` and
+//! the others), `x-kubernetes-validations` (CEL) and embedded resources. [`Schema::new`]
+//! refuses a schema that uses one, so a verdict is never given on rules not checked.
+//!
+//! ```
+//! use capi_machinepool_admission::openapi::Schema;
+//! let schema = Schema::new(serde_json::json!({"type": "object", "properties": {
+//!     "spec": {"type": "object", "required": ["name"], "properties": {
+//!         "name": {"type": "string"},
+//!         "replicas": {"type": "integer", "format": "int32", "minimum": 0}}}}})).unwrap();
+//! let errors: Vec<String> = schema
+//!     .validate(&serde_json::json!({"spec": {"replicas": -1}}))
+//!     .iter()
+//!     .map(ToString::to_string)
+//!     .collect();
+//! assert_eq!(errors, [
+//!     "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0",
+//!     "spec.name: Required value",
+//! ]);
+//! ```
+
+mod list_type;
+mod scale;
+mod value;
+
+pub use scale::validate_scale_spec;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::FieldError;
+
+/// Keywords whose checks this module does not implement.
+const UNSUPPORTED: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "multipleOf",
+    "x-kubernetes-validations",
+    "x-kubernetes-embedded-resource",
+];
+
+/// Why a schema cannot be used here.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SchemaError {
+    /// The schema uses a keyword whose check is not implemented.
+    #[error("{path}: {keyword} is not checked by this crate")]
+    Unsupported {
+        /// Where (a JSON pointer into the schema).
+        path: String,
+        /// The keyword.
+        keyword: String,
+    },
+    /// A string format other than the integer ones.
+    #[error("{path}: format {format:?} of a string is not checked by this crate")]
+    StringFormat {
+        /// Where (a JSON pointer into the schema).
+        path: String,
+        /// The format.
+        format: String,
+    },
+    /// A `pattern` that does not compile.
+    #[error("{path}: pattern {pattern:?} does not compile: {message}")]
+    Pattern {
+        /// Where (a JSON pointer into the schema).
+        path: String,
+        /// The pattern.
+        pattern: String,
+        /// The compiler's message.
+        message: String,
+    },
+}
+
+/// A structural schema (an `openAPIV3Schema` of a CRD version), its patterns compiled.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    root: Value,
+    patterns: HashMap<String, regex::Regex>,
+}
+
+impl Schema {
+    /// Compiles `root`.
+    ///
+    /// # Errors
+    /// When the schema uses a keyword this module does not check (see the module
+    /// documentation) or a pattern that does not compile.
+    pub fn new(root: Value) -> Result<Self, SchemaError> {
+        let mut patterns = HashMap::new();
+        scan(&root, "", &mut patterns)?;
+        Ok(Self { root, patterns })
+    }
+
+    /// The errors the API server reports for `object` (already pruned: unknown fields and
+    /// `null`s of non-nullable fields removed, `status` dropped on create), in kube-openapi's
+    /// order followed by the list-type errors. The server reports the same set, in an order
+    /// that varies between requests (it walks Go maps).
+    #[must_use]
+    pub fn validate(&self, object: &Value) -> Vec<FieldError> {
+        let mut out = Vec::new();
+        value::validate(self, object, &self.root, "", &mut out);
+        if let Value::Object(map) = object {
+            list_type::validate_object("", &self.root, map, &mut out);
+        }
+        out
+    }
+
+    /// Removes what the schema does not know, as the API server prunes a custom resource
+    /// before validating it (`structuralpruning.Prune`, the resource root's `apiVersion`,
+    /// `kind` and `metadata` kept): unknown fields of objects, and every member of an object
+    /// whose schema has no properties (an object sent where a scalar belongs becomes `{}`).
+    pub fn prune(&self, object: &mut Value) {
+        if let Value::Object(map) = object {
+            for (key, member) in map.iter_mut() {
+                if !matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
+                    prune(member, self.root.get("properties").and_then(|p| p.get(key)));
+                }
+            }
+            let known = self.root.get("properties").and_then(Value::as_object);
+            map.retain(|k, _| {
+                matches!(k.as_str(), "apiVersion" | "kind" | "metadata")
+                    || known.is_some_and(|p| p.contains_key(k))
+            });
+        }
+    }
+
+    /// Rewrites whole floats (`2.0`) where the schema says `integer` as integers, as the API
+    /// server stores them (its decoder holds `2.0` as a float64 that passes the integer type
+    /// check, and the stored JSON reads `2`).
+    pub fn whole_floats_as_integers(&self, object: &mut Value) {
+        as_integers(object, &self.root);
+    }
+
+    fn pattern(&self, pattern: &str) -> Option<&regex::Regex> {
+        self.patterns.get(pattern)
+    }
+}
+
+fn prune(value: &mut Value, node: Option<&Value>) {
+    let preserve = node.and_then(|n| n.get("x-kubernetes-preserve-unknown-fields"))
+        == Some(&Value::Bool(true));
+    match value {
+        Value::Object(map) => {
+            let properties = node
+                .and_then(|n| n.get("properties"))
+                .and_then(Value::as_object);
+            let additional = node
+                .and_then(|n| n.get("additionalProperties"))
+                .filter(|a| !a.is_boolean());
+            map.retain(|k, _| {
+                preserve || additional.is_some() || properties.is_some_and(|p| p.contains_key(k))
+            });
+            for (key, member) in map.iter_mut() {
+                match properties.and_then(|p| p.get(key)) {
+                    Some(sub) => prune(member, Some(sub)),
+                    None if additional.is_some() => prune(member, additional),
+                    // Kept by x-kubernetes-preserve-unknown-fields: left as sent.
+                    None => {}
+                }
+            }
+        }
+        Value::Array(items) => {
+            let item_schema = node.and_then(|n| n.get("items"));
+            for item in items {
+                prune(item, item_schema);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn as_integers(value: &mut Value, node: &Value) {
+    match value {
+        Value::Number(n) if node.get("type").and_then(Value::as_str) == Some("integer") => {
+            if let Some(x) = n
+                .as_f64()
+                .filter(|x| n.as_i64().is_none() && x.fract() == 0.0 && x.abs() < 9.2e18)
+            {
+                #[allow(clippy::cast_possible_truncation)]
+                let whole = x as i64;
+                *value = Value::from(whole);
+            }
+        }
+        Value::Object(map) => {
+            let properties = node.get("properties");
+            let additional = node.get("additionalProperties");
+            for (key, member) in map.iter_mut() {
+                if let Some(sub) = properties
+                    .and_then(|p| p.get(key))
+                    .or(additional.filter(|a| a.is_object()))
+                {
+                    as_integers(member, sub);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = node.get("items") {
+                for item in items {
+                    as_integers(item, item_schema);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn scan(
+    node: &Value,
+    at: &str,
+    patterns: &mut HashMap<String, regex::Regex>,
+) -> Result<(), SchemaError> {
+    let Some(map) = node.as_object() else {
+        return Ok(());
+    };
+    if let Some(keyword) = UNSUPPORTED.iter().find(|k| map.contains_key(**k)) {
+        return Err(SchemaError::Unsupported {
+            path: at.to_owned(),
+            keyword: (*keyword).to_owned(),
+        });
+    }
+    let format = map
+        .get("format")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if map.get("type").and_then(Value::as_str) == Some("string") && !format.is_empty() {
+        return Err(SchemaError::StringFormat {
+            path: at.to_owned(),
+            format: format.to_owned(),
+        });
+    }
+    if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
+        let re = regex::Regex::new(pattern).map_err(|e| SchemaError::Pattern {
+            path: at.to_owned(),
+            pattern: pattern.to_owned(),
+            message: e.to_string(),
+        })?;
+        patterns.insert(pattern.to_owned(), re);
+    }
+    for (key, child) in map {
+        match key.as_str() {
+            "properties" => {
+                for (name, sub) in child.as_object().into_iter().flatten() {
+                    scan(sub, &format!("{at}/properties/{name}"), patterns)?;
+                }
+            }
+            "items" | "additionalProperties" => scan(child, &format!("{at}/{key}"), patterns)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
