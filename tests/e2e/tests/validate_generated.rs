@@ -55,7 +55,10 @@ fn load_bases() -> Vec<Value> {
         .map(|rel| {
             let text = std::fs::read_to_string(capi_test_support::fixture(rel)).unwrap();
             let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap();
-            let doc = docs.into_iter().find(|d| d["kind"] == "MachinePool").unwrap();
+            let doc = docs
+                .into_iter()
+                .find(|d| d["kind"] == "MachinePool")
+                .unwrap();
             capi_e2e::prepare_create(&doc, "base", NAMESPACE)
         })
         .collect()
@@ -67,22 +70,18 @@ type Cause = (String, String);
 /// The server's verdict: `None` accepted, `Some(causes)` refused.
 async fn server_verdict(client: &kube::Client, object: &Value) -> Option<BTreeSet<Cause>> {
     let (version, _) = capi_e2e::version_and_other(object);
-    let namespace = object["metadata"]["namespace"].as_str().unwrap_or(NAMESPACE);
-    let path = format!(
-        "/apis/cluster.x-k8s.io/{version}/namespaces/{namespace}/machinepools?dryRun=All"
-    );
+    let namespace = object["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or(NAMESPACE);
+    let path =
+        format!("/apis/cluster.x-k8s.io/{version}/namespaces/{namespace}/machinepools?dryRun=All");
     let request = capi_e2e::http_request("POST", &path, serde_json::to_vec(object).unwrap());
     match client.request::<Value>(request).await {
         Ok(_) => None,
         Err(kube::Error::Api(status)) => {
             let mut causes: BTreeSet<Cause> = status
                 .details
-                .map(|d| {
-                    d.causes
-                        .into_iter()
-                        .map(|c| (c.field, c.message))
-                        .collect()
-                })
+                .map(|d| d.causes.into_iter().map(|c| (c.field, c.message)).collect())
                 .unwrap_or_default();
             if causes.is_empty() {
                 causes.insert(("<no field>".into(), status.message));
@@ -160,7 +159,12 @@ fn pointers(value: &Value, at: String, leaves_only: bool, out: &mut Vec<String>)
                 out.push(at.clone());
             }
             for (k, v) in map {
-                pointers(v, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), leaves_only, out);
+                pointers(
+                    v,
+                    format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                    leaves_only,
+                    out,
+                );
             }
         }
         Value::Array(items) => {
@@ -229,7 +233,11 @@ fn mutate(object: &mut Value, family: &str, p: &mut Pick) -> bool {
     match family {
         "name" => {
             let name = *p.of(NAMES);
-            let name = if p.chance(6) { "x".repeat(254) } else { name.to_owned() };
+            let name = if p.chance(6) {
+                "x".repeat(254)
+            } else {
+                name.to_owned()
+            };
             object["metadata"]["name"] = json!(name);
             if name.is_empty() {
                 if p.chance(4) {
@@ -293,11 +301,12 @@ fn mutate(object: &mut Value, family: &str, p: &mut Pick) -> bool {
                 }
                 spec["readinessGates"] = json!(gates);
             } else {
-                let taint = |key: &str, effect: &str| {
-                    json!({"key": key, "effect": effect, "propagation": "Always"})
-                };
+                let taint = |key: &str, effect: &str| json!({"key": key, "effect": effect, "propagation": "Always"});
                 let mut taints = vec![taint("k", "NoSchedule")];
-                taints.push(taint(*p.of(&["k", "j"]), *p.of(&["NoSchedule", "NoExecute"])));
+                taints.push(taint(
+                    *p.of(&["k", "j"]),
+                    *p.of(&["NoSchedule", "NoExecute"]),
+                ));
                 if p.chance(3) {
                     taints.push(taint("k", "NoSchedule"));
                 }
@@ -381,7 +390,11 @@ fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
             None,
             "the server accepts the base {rel}"
         );
-        assert_eq!(ours(&admission, base), None, "validate accepts the base {rel}");
+        assert_eq!(
+            ours(&admission, base),
+            None,
+            "validate accepts the base {rel}"
+        );
     }
     let mut runner = TestRunner::new_with_rng(
         Config {
@@ -406,9 +419,9 @@ fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
                 server = without_generated_name(server);
                 model = without_generated_name(model);
             }
-            let by_conversion = server.as_ref().is_some_and(|causes| {
-                causes.iter().all(|(_, m)| m.contains("conversion webhook"))
-            });
+            let by_conversion = server
+                .as_ref()
+                .is_some_and(|causes| causes.iter().all(|(_, m)| m.contains("conversion webhook")));
             let outcome = match (&server, &model) {
                 (None, None) => "both accept",
                 (Some(a), Some(b)) if a == b => "both refuse, same causes",
@@ -418,7 +431,9 @@ fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
                 // API server's own checks: counted, not compared.
                 (Some(_), model)
                     if by_conversion
-                        && model.as_ref().is_none_or(|m| m.iter().all(|(f, _)| f == "<no field>")) =>
+                        && model
+                            .as_ref()
+                            .is_none_or(|m| m.iter().all(|(f, _)| f == "<no field>")) =>
                 {
                     "conversion webhook, not compared"
                 }
@@ -426,7 +441,11 @@ fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
                     disagreements.borrow_mut().push(format!(
                         "{family} on {}: server {server:?}\n  validate {model:?}\n  mutant: {}",
                         BASES[b],
-                        serde_json::to_string(&object).unwrap().chars().take(900).collect::<String>()
+                        serde_json::to_string(&object)
+                            .unwrap()
+                            .chars()
+                            .take(900)
+                            .collect::<String>()
                     ));
                     "disagree"
                 }
@@ -453,4 +472,84 @@ fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
         disagreements.len(),
         disagreements.join("\n")
     );
+}
+
+/// The cases the issue names, each with the server's own text (checked against the server
+/// here, and our causes required equal): a name that is not a DNS-1123 subdomain, duplicate
+/// keys in `readinessGates` and `taints`, `status` on create (dropped, not an error), a
+/// missing `infrastructureRef.name` named at its own path, an int32 out of range.
+#[test]
+fn the_named_cases_read_as_the_server_prints_them() {
+    let Some(server) = capi_e2e::api_server() else {
+        return;
+    };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let client = runtime.block_on(server.client());
+    runtime.block_on(capi_e2e::install_machine_pool_crd(&client));
+    let admission = Admission::new().unwrap();
+    let base = load_bases().remove(0);
+    type Edit = fn(&mut Value);
+    let cases: &[(Edit, &[&str])] = &[
+        (
+            |o| o["metadata"]["name"] = json!("Workers_1"),
+            &[
+                "metadata.name: Invalid value: \"Workers_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+            ],
+        ),
+        (
+            |o| {
+                o["spec"]["template"]["spec"]["readinessGates"] =
+                    json!([{"conditionType": "A"}, {"conditionType": "A"}]);
+            },
+            &["spec.template.spec.readinessGates[1]: Duplicate value: {\"conditionType\":\"A\"}"],
+        ),
+        (
+            |o| {
+                let t = json!({"key": "k", "effect": "NoSchedule", "propagation": "Always"});
+                o["spec"]["template"]["spec"]["taints"] = json!([t.clone(), t]);
+            },
+            &[
+                "spec.template.spec.taints[1]: Duplicate value: {\"effect\":\"NoSchedule\",\"key\":\"k\"}",
+            ],
+        ),
+        (
+            |o| o["status"] = json!({"replicas": "three", "phase": true}),
+            &[],
+        ),
+        (
+            |o| {
+                o["spec"]["template"]["spec"]["infrastructureRef"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("name");
+            },
+            &["spec.template.spec.infrastructureRef.name: Required value"],
+        ),
+        (
+            |o| o["spec"]["replicas"] = json!(3_000_000_000_i64),
+            &[
+                "<nil>: Invalid value: \"\": Checked value must be of type integer with format int32 in spec.replicas",
+                ".spec.replicas: Invalid value: 3000000000: should be less than or equal to 2147483647",
+            ],
+        ),
+    ];
+    for (i, (edit, expected)) in cases.iter().enumerate() {
+        let mut object = base.clone();
+        object["metadata"]["name"] = json!(format!("named-{i}"));
+        edit(&mut object);
+        let expected: BTreeSet<Cause> = expected
+            .iter()
+            .map(|line| {
+                let (field, message) = line.split_once(": ").unwrap();
+                (field.to_owned(), message.to_owned())
+            })
+            .collect();
+        let expected = (!expected.is_empty()).then_some(expected);
+        assert_eq!(
+            runtime.block_on(server_verdict(&client, &object)),
+            expected,
+            "case {i}: the server"
+        );
+        assert_eq!(ours(&admission, &object), expected, "case {i}: validate");
+    }
 }

@@ -6,6 +6,7 @@
 //! of that validation is a row of `docs/crd-validation.md`, with its status here (exact,
 //! approximate, not judged) and the test that holds it. One module per family:
 //!
+//! * [`decoding`]: a value of the wrong JSON type for the Go types (then nothing else);
 //! * [`spec`]: group, scope, names, `metadata.name`, versions, storage, deprecation warnings;
 //! * [`conversion`]: `spec.conversion` (strategy, webhook client configuration, review
 //!   versions);
@@ -28,6 +29,7 @@
 
 mod cel;
 mod conversion;
+mod decoding;
 mod defaults;
 mod pattern;
 mod schema;
@@ -296,6 +298,9 @@ pub(crate) fn json_kind(v: &Value) -> &'static str {
 /// Runs the model over one CRD.
 pub(crate) fn validate(crd: &Value) -> Refusals {
     let mut refusals = Refusals::default();
+    if !decoding::decodes(crd, &mut refusals) {
+        return refusals;
+    }
     let layout = Layout::of(&crd["spec"]);
     spec::validate(crd, &layout, &mut refusals);
     schema::validate_all(&crd["spec"], &layout, &mut refusals);
