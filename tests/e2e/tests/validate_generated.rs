@@ -303,10 +303,9 @@ fn mutate(object: &mut Value, family: &str, p: &mut Pick) -> bool {
             } else {
                 let taint = |key: &str, effect: &str| json!({"key": key, "effect": effect, "propagation": "Always"});
                 let mut taints = vec![taint("k", "NoSchedule")];
-                taints.push(taint(
-                    *p.of(&["k", "j"]),
-                    *p.of(&["NoSchedule", "NoExecute"]),
-                ));
+                let key = *p.of(&["k", "j"]);
+                let effect = *p.of(&["NoSchedule", "NoExecute"]);
+                taints.push(taint(key, effect));
                 if p.chance(3) {
                     taints.push(taint("k", "NoSchedule"));
                 }

@@ -379,7 +379,7 @@ fn is_base64(text: &str) -> bool {
         .bytes()
         .filter(|b| !matches!(b, b'\r' | b'\n'))
         .collect();
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return false;
     }
     let padding = bytes.iter().rev().take_while(|b| **b == b'=').count();

@@ -156,14 +156,19 @@ fn type_check(kind: Kind, node: &Map<String, Value>, name: &str, out: &mut Vec<F
         matches!(kind, Kind::Float(x) if x.fract() == 0.0 && x.is_finite()) && ty == "integer";
     let int_float = actual == "integer" && ty == "number";
     let string_or_slice = matches!(kind, Kind::String | Kind::Slice);
-    if !string_or_slice
-        && !format.is_empty()
-        && !(ty == actual || format == actual_format || float_int || int_float)
-    {
+    // A format constrains a non-string, non-list value to its type (or the format's).
+    let format_fits = string_or_slice
+        || format.is_empty()
+        || ty == actual
+        || format == actual_format
+        || float_int
+        || int_float;
+    if !format_fits {
         type_error(out, name, format, actual_format);
         return;
     }
-    if !(ty == "number" || ty == "integer") && !format.is_empty() && string_or_slice {
+    // A format on a non-numeric type accepts any string or list.
+    if string_or_slice && !format.is_empty() && ty != "number" && ty != "integer" {
         return;
     }
     if !(ty == actual || float_int || int_float) {
