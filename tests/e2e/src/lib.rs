@@ -19,6 +19,8 @@ use std::time::Duration;
 
 use capi_test_support::go_tool::build_go_tool;
 
+pub mod differential;
+
 /// What the Go program prints once the server answers `/healthz`.
 #[derive(Clone, Debug)]
 pub struct Endpoint {

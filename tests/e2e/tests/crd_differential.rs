@@ -16,8 +16,8 @@
 
 use std::collections::BTreeSet;
 
+use capi_e2e::differential::{Pick, Tally, runner};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Value, json};
 
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
@@ -83,22 +83,6 @@ async fn server_verdict(client: &kube::Client, crd: &Value) -> Option<BTreeSet<S
             Some(fields)
         }
         Err(e) => panic!("the API server did not answer: {e}"),
-    }
-}
-
-/// A small deterministic choice from a seed.
-struct Pick(u64);
-
-impl Pick {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
-    fn of<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.next(items.len())]
     }
 }
 
@@ -514,18 +498,9 @@ fn generated_mutants_are_judged_as_the_api_server_judges_them() {
             "the model accepts and fully judges every base"
         );
     }
-    let mut runner = TestRunner::new_with_rng(
-        Config {
-            cases: CASES,
-            failure_persistence: None,
-            ..Config::default()
-        },
-        TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
-    );
-    let disagreements = std::cell::RefCell::new(Vec::new());
-    let counts = std::cell::RefCell::new(std::collections::BTreeMap::<(&str, &str), usize>::new());
+    let tally = Tally::default();
     let strategy = (0..bases.len(), 0..FAMILIES.len(), any::<u64>());
-    runner
+    runner(CASES, 7)
         .run(&strategy, |(b, f, seed)| {
             let family = FAMILIES[f];
             let mut crd = bases[b].clone();
@@ -544,35 +519,18 @@ fn generated_mutants_are_judged_as_the_api_server_judges_them() {
                 // Some parts not judged: what the model refuses the server refuses too, and
                 // the server may refuse more.
                 (Some(fields), false, false) if ours.is_subset(fields) => "both refuse, server more",
-                _ => {
-                    disagreements.borrow_mut().push(format!(
-                        "{family} on {}: server {server:?}, model {:?} (not judged: {:?})\n  mutant spec: {}",
-                        crd["metadata"]["name"], model.refusals, model.not_judged,
-                        serde_json::to_string(&crd["spec"]).unwrap().chars().take(600).collect::<String>()
-                    ));
-                    "disagree"
-                }
+                _ => "",
             };
-            *counts.borrow_mut().entry((family, outcome)).or_default() += 1;
+            let disagreement = outcome.is_empty().then(|| {
+                format!(
+                    "{family} on {}: server {server:?}, model {:?} (not judged: {:?})\n  mutant spec: {}",
+                    crd["metadata"]["name"], model.refusals, model.not_judged,
+                    serde_json::to_string(&crd["spec"]).unwrap().chars().take(600).collect::<String>()
+                )
+            });
+            tally.record(family, outcome, disagreement);
             Ok(())
         })
         .unwrap();
-    let counts = counts.into_inner();
-    eprintln!("{CASES} mutants by family and outcome:");
-    for ((family, outcome), n) in &counts {
-        eprintln!("  {family:12} {outcome:24} {n}");
-    }
-    for family in FAMILIES {
-        assert!(
-            counts.keys().any(|(f, _)| f == family),
-            "family {family} never drawn"
-        );
-    }
-    let disagreements = disagreements.into_inner();
-    assert!(
-        disagreements.is_empty(),
-        "{} disagreements with the API server:\n{}",
-        disagreements.len(),
-        disagreements.join("\n")
-    );
+    tally.finish(CASES, FAMILIES);
 }

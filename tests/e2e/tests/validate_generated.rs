@@ -18,11 +18,11 @@
 //! them: crates/capi-machinepool-admission/tests).
 #![allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
+use capi_e2e::differential::{Pick, Tally, runner};
 use capi_machinepool_admission::{Admission, Severity, Step};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Value, json};
 
 /// How many mutants are judged.
@@ -105,25 +105,6 @@ fn ours(admission: &Admission, object: &Value) -> Option<BTreeSet<Cause>> {
         })
         .collect();
     (!causes.is_empty()).then_some(causes)
-}
-
-/// A small deterministic choice from a seed.
-struct Pick(u64);
-
-impl Pick {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n.max(1) as u64) as usize
-    }
-    fn of<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.next(items.len())]
-    }
-    fn chance(&mut self, in_n: usize) -> bool {
-        self.next(in_n) == 0
-    }
 }
 
 /// Values drawn for leaves and nodes: every JSON type, and the bounds the schema uses.
@@ -373,15 +354,21 @@ fn without_generated_name(causes: Option<BTreeSet<Cause>>) -> Option<BTreeSet<Ca
     })
 }
 
-#[test]
-fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
-    let Some(server) = capi_e2e::api_server() else {
-        return;
-    };
+/// The real server (with the MachinePool CRD installed), a runtime and a client for it, and
+/// the pipeline under test.
+fn harness() -> Option<(tokio::runtime::Runtime, kube::Client, Admission)> {
+    let server = capi_e2e::api_server()?;
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let client = runtime.block_on(server.client());
     runtime.block_on(capi_e2e::install_machine_pool_crd(&client));
-    let admission = Admission::new().unwrap();
+    Some((runtime, client, Admission::new().unwrap()))
+}
+
+#[test]
+fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
+    let Some((runtime, client, admission)) = harness() else {
+        return;
+    };
     let bases = load_bases();
     for (base, rel) in bases.iter().zip(BASES) {
         assert_eq!(
@@ -395,18 +382,9 @@ fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
             "validate accepts the base {rel}"
         );
     }
-    let mut runner = TestRunner::new_with_rng(
-        Config {
-            cases: CASES,
-            failure_persistence: None,
-            ..Config::default()
-        },
-        TestRng::from_seed(RngAlgorithm::ChaCha, &[11; 32]),
-    );
-    let disagreements = std::cell::RefCell::new(Vec::new());
-    let counts = std::cell::RefCell::new(BTreeMap::<(&str, &str), usize>::new());
+    let tally = Tally::default();
     let strategy = (0..bases.len(), 0..FAMILIES.len(), any::<u64>());
-    runner
+    runner(CASES, 11)
         .run(&strategy, |(b, f, seed)| {
             let family = FAMILIES[f];
             let mut object = bases[b].clone();
@@ -421,9 +399,9 @@ fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
             let by_conversion = server
                 .as_ref()
                 .is_some_and(|causes| causes.iter().all(|(_, m)| m.contains("conversion webhook")));
-            let outcome = match (&server, &model) {
-                (None, None) => "both accept",
-                (Some(a), Some(b)) if a == b => "both refuse, same causes",
+            let (outcome, disagreement) = match (&server, &model) {
+                (None, None) => ("both accept", None),
+                (Some(a), Some(b)) if a == b => ("both refuse, same causes", None),
                 // The test server's conversion webhook answers the dry run in the request's
                 // version, converting back from v1beta2, which needs the apiVersion of each
                 // reference's group; it knows only the CRDs installed here. Not part of the
@@ -434,10 +412,11 @@ fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
                             .as_ref()
                             .is_none_or(|m| m.iter().all(|(f, _)| f == "<no field>")) =>
                 {
-                    "conversion webhook, not compared"
+                    ("conversion webhook, not compared", None)
                 }
-                _ => {
-                    disagreements.borrow_mut().push(format!(
+                _ => (
+                    "",
+                    Some(format!(
                         "{family} on {}: server {server:?}\n  validate {model:?}\n  mutant: {}",
                         BASES[b],
                         serde_json::to_string(&object)
@@ -445,32 +424,14 @@ fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
                             .chars()
                             .take(900)
                             .collect::<String>()
-                    ));
-                    "disagree"
-                }
+                    )),
+                ),
             };
-            *counts.borrow_mut().entry((family, outcome)).or_default() += 1;
+            tally.record(family, outcome, disagreement);
             Ok(())
         })
         .unwrap();
-    let counts = counts.into_inner();
-    eprintln!("{CASES} mutants by family and outcome:");
-    for ((family, outcome), n) in &counts {
-        eprintln!("  {family:12} {outcome:26} {n}");
-    }
-    for family in FAMILIES {
-        assert!(
-            counts.keys().any(|(f, o)| f == family && *o != "disagree"),
-            "family {family} never agreed on"
-        );
-    }
-    let disagreements = disagreements.into_inner();
-    assert!(
-        disagreements.is_empty(),
-        "{} disagreements with the API server:\n{}",
-        disagreements.len(),
-        disagreements.join("\n")
-    );
+    tally.finish(CASES, FAMILIES);
 }
 
 /// The cases the issue names, each with the server's own text (checked against the server
@@ -479,13 +440,9 @@ fn generated_machine_pools_are_judged_as_the_api_server_judges_them() {
 /// missing `infrastructureRef.name` named at its own path, an int32 out of range.
 #[test]
 fn the_named_cases_read_as_the_server_prints_them() {
-    let Some(server) = capi_e2e::api_server() else {
+    let Some((runtime, client, admission)) = harness() else {
         return;
     };
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let client = runtime.block_on(server.client());
-    runtime.block_on(capi_e2e::install_machine_pool_crd(&client));
-    let admission = Admission::new().unwrap();
     let base = load_bases().remove(0);
     type Edit = fn(&mut Value);
     let cases: &[(Edit, &[&str])] = &[
