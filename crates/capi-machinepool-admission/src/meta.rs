@@ -1,4 +1,6 @@
-//! Template labels and annotations, validated with apimachinery's rules.
+//! Object metadata validated with apimachinery's rules: a custom resource's own `metadata`
+//! as the API server checks it, and the template labels and annotations upstream's webhook
+//! checks.
 
 use capi_machinepool_api::apimachinery::{
     TOTAL_ANNOTATION_SIZE_LIMIT, dns1123_label_errors, dns1123_subdomain_errors,
@@ -21,9 +23,10 @@ use crate::{BadValue, FieldError};
 ///   controller) fills it in before the request, so its absence is not an error here;
 /// * labels and annotations as [`validate_object_meta`];
 /// * owner references, after the server drops exact repetitions of an earlier one (same
-///   `uid`, same fields; `dedupOwnerReferences`): each has an `apiVersion` (`<group>/<version>` or `<version>`), `kind`,
-///   `name` and `uid`, and at most one is the controller; finalizers are qualified names and
-///   not both `orphan` and `foregroundDeletion`.
+///   `uid`, same fields; `dedupOwnerReferences`): each has an `apiVersion`
+///   (`<group>/<version>` or `<version>`), `kind`, `name` and `uid`, and at most one is the
+///   controller;
+/// * finalizers are qualified names, and not both `orphan` and `foregroundDeletion`.
 ///
 /// `generation` is not checked (the server sets it to 1 on create) nor `managedFields` (its
 /// field manager rewrites them).
@@ -71,7 +74,7 @@ pub fn validate_root_meta(meta: &Value) -> Vec<FieldError> {
     }
     let part =
         serde_json::json!({"labels": meta.get("labels"), "annotations": meta.get("annotations")});
-    let part = crate::pipeline::without_null_fields(&part);
+    let part = crate::openapi::without_null_fields(&part);
     if let Ok(typed) = serde_json::from_value::<ObjectMeta>(part) {
         errs.extend(validate_object_meta(&typed, "metadata"));
     }

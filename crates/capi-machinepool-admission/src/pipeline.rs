@@ -12,7 +12,7 @@ use capi_machinepool_conversion::machine_pool::to_hub;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::openapi::{Schema, validate_scale_spec};
+use crate::openapi::{Schema, validate_scale_spec, without_null_fields};
 use crate::unknown_fields::decode_reporting;
 use crate::{FeatureGates, default_machine_pool, validate_machine_pool};
 
@@ -41,7 +41,8 @@ pub struct Finding {
     /// Dotted field path (`spec.template.spec.version`), or `<root>`, or a step in angle
     /// brackets (`<conversion to v1beta2>`).
     pub path: String,
-    /// What is wrong (input values quoted as short excerpts).
+    /// What is wrong: for [`Step::ApiServer`], the server's own text after the path (values
+    /// quoted as Go quotes them, in full); otherwise input values quoted as short excerpts.
     pub message: String,
 }
 
@@ -259,9 +260,9 @@ impl Admission {
         // `status` is not the API server's business on create or update: when it does not
         // decode, the object is decoded without it.
         let mut decoding = Vec::new();
-        let mut stored = object.clone();
-        schema.whole_floats_as_integers(&mut stored);
-        let object = &decode_status_or_drop(stored, api_version, &mut warnings);
+        let mut typed_input = object.clone();
+        schema.whole_floats_as_integers(&mut typed_input);
+        let object = &decode_status_or_drop(typed_input, api_version, &mut warnings);
         let hub = if api_version == API_VERSION_V1BETA2 {
             decode::<v1beta2::MachinePool>(object, &mut decoding, &mut warnings)
         } else {
@@ -312,24 +313,6 @@ impl Admission {
             machine_pool,
             findings,
         }
-    }
-}
-
-/// The object as the API server validates it: a field set to `null` is pruned when its schema
-/// does not say `nullable: true` (Kubernetes documentation, "Extend the Kubernetes API with
-/// CustomResourceDefinitions", section "Defaulting and Nullable": "null values for fields that
-/// either don't specify the nullable flag, or give it a false value, will be pruned before
-/// defaulting happens"), and no MachinePool field is nullable. `null` items of lists stay.
-pub(crate) fn without_null_fields(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), without_null_fields(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_null_fields).collect()),
-        other => other.clone(),
     }
 }
 

@@ -178,6 +178,24 @@ fn prune(value: &mut Value, node: Option<&Value>) {
     }
 }
 
+/// The object as the API server validates it: a field set to `null` is pruned when its schema
+/// does not say `nullable: true` (Kubernetes documentation, "Extend the Kubernetes API with
+/// CustomResourceDefinitions", section "Defaulting and Nullable": "null values for fields that
+/// either don't specify the nullable flag, or give it a false value, will be pruned before
+/// defaulting happens"), and no MachinePool field is nullable. `null` items of lists stay.
+pub(crate) fn without_null_fields(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), without_null_fields(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_null_fields).collect()),
+        other => other.clone(),
+    }
+}
+
 fn as_integers(value: &mut Value, node: &Value) {
     match value {
         Value::Number(n) if node.get("type").and_then(Value::as_str) == Some("integer") => {
