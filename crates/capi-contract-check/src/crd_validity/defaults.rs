@@ -2,20 +2,25 @@
 //! (`pkg/apiserver/schema/defaulting/validation.go`), run only when the structural rules hold:
 //! every `default` under `items` and `properties` (not under `additionalProperties`, which the
 //! walk does not enter) must survive pruning unchanged ("must not have unknown fields") and
-//! validate against its own schema (kube-openapi's validator: `type`, `enum`, lengths, bounds,
-//! item counts, `required`, member by member). A default under a schema with CEL rules is
+//! validate against its own schema (kube-openapi's validator, as for objects: `type`, `enum`,
+//! lengths, `pattern`, bounds, item and property counts, `required`, member by member, with
+//! the server's messages). A default under a schema with CEL rules is
 //! also checked against them by the server: that part is not judged here.
 
 use serde_json::Value;
 
-use super::{Bad, Refusals, is_true, json_kind};
+use capi_machinepool_admission::openapi::{Schema, SchemaOptions};
+
+use super::{Bad, Refusals, is_true};
 
 /// Walks the schema tree from the root (`at`) and checks every default.
 pub(super) fn validate_tree(node: &Value, at: &str, r: &mut Refusals) {
-    walk(node, at, false, r);
+    walk(node, at, false, true, r);
 }
 
-fn walk(node: &Value, at: &str, inside_meta: bool, r: &mut Refusals) {
+/// `root`: the resource root, which the server walks as an embedded resource (`ValidateDefaults`
+/// with `isResourceRoot`): its `metadata`, `apiVersion` and `kind` are object metadata.
+fn walk(node: &Value, at: &str, inside_meta: bool, root: bool, r: &mut Refusals) {
     let Some(obj) = node.as_object() else {
         return;
     };
@@ -41,9 +46,9 @@ fn walk(node: &Value, at: &str, inside_meta: bool, r: &mut Refusals) {
         }
     }
     if let Some(items) = obj.get("items").filter(|i| i.is_object()) {
-        walk(items, &format!("{at}.items"), inside_meta, r);
+        walk(items, &format!("{at}.items"), inside_meta, false, r);
     }
-    let embedded = is_true(node, "x-kubernetes-embedded-resource");
+    let embedded = root || is_true(node, "x-kubernetes-embedded-resource");
     for (k, child) in obj
         .get("properties")
         .and_then(Value::as_object)
@@ -52,7 +57,7 @@ fn walk(node: &Value, at: &str, inside_meta: bool, r: &mut Refusals) {
     {
         let meta =
             inside_meta || (embedded && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
-        walk(child, &format!("{at}.properties[{k}]"), meta, r);
+        walk(child, &format!("{at}.properties[{k}]"), meta, false, r);
     }
 }
 
@@ -108,133 +113,54 @@ fn prune(value: &mut Value, schema: &Value, embedded: bool) {
     }
 }
 
-/// A default its own schema refuses (kube-openapi's validation of the value). `pattern` is
-/// checked where the Go pattern compiles here too; `format` is left to the server.
+/// A default its own schema refuses: kube-openapi's validation as the API server runs it
+/// (`capi_machinepool_admission::openapi`, the validator `validate` uses on MachinePools),
+/// with the server's paths and messages. CEL rules are left out (counted by the caller); a
+/// string the default holds under a `format`, a junctor (`anyOf`...) it fails, or a schema
+/// using keywords that validator does not check (`multipleOf`, embedded resources), leaves the
+/// default not judged.
 fn value_errors(value: &Value, schema: &Value, path: &str, r: &mut Refusals) {
-    let Some(schema) = schema.as_object() else {
-        return;
+    let mut schema = schema.clone();
+    without_cel(&mut schema);
+    let options = SchemaOptions {
+        unchecked_string_formats: true,
+        junctors: true,
     };
-    if value.is_null() && schema.get("nullable") == Some(&Value::Bool(true)) {
-        return;
-    }
-    let ty = schema
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let type_ok = match ty {
-        "string" => value.is_string(),
-        "boolean" => value.is_boolean(),
-        "integer" => value.is_i64() || value.is_u64(),
-        "number" => value.is_number(),
-        "object" => value.is_object(),
-        "array" => value.is_array(),
-        _ => true,
-    };
-    if !type_ok {
-        r.push(
-            path,
-            format!(
-                "Invalid value: {:?}: must be of type {ty}",
-                json_kind(value)
-            ),
-        );
-        return;
-    }
-    if let Some(Value::Array(allowed)) = schema.get("enum")
-        && !allowed.contains(value)
-    {
-        r.push(
-            path,
-            format!(
-                "Unsupported value: {}: not one of the enum values",
-                Bad::Json(value)
-            ),
-        );
-    }
-    let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
-    if let Some(text) = value.as_str() {
-        let chars = text.chars().count() as f64;
-        if let Some(min) = bound("minLength").filter(|min| chars < *min) {
-            r.push(
-                path,
-                format!(
-                    "Invalid value: {}: should be at least {min} chars long",
-                    Bad::Json(value)
-                ),
-            );
-        }
-        if let Some(max) = bound("maxLength").filter(|max| chars > *max) {
-            r.push(path, format!("Too long: may not be more than {max} bytes"));
-        }
-        if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
-            match super::pattern::matches(pattern, text) {
-                Some(true) => {}
-                Some(false) => r.push(
-                    path,
-                    format!(
-                        "Invalid value: {}: should match '{pattern}'",
-                        Bad::Json(value)
-                    ),
-                ),
-                None => r.not_judged(
-                    "defaults checked against patterns this crate cannot run as Go does",
-                ),
+    match Schema::with_options(schema, options) {
+        Ok(schema) => {
+            if !schema.string_formats_in(value).is_empty() {
+                r.not_judged("defaults checked against string formats");
+            }
+            let outcome = schema.validate_value(value);
+            if !outcome.not_judged.is_empty() {
+                r.not_judged("defaults refused by allOf/anyOf/oneOf/not (messages not reproduced)");
+            }
+            for e in outcome.errors {
+                let at = if e.field == "<nil>" {
+                    path.to_owned()
+                } else {
+                    format!("{path}.{}", e.field)
+                };
+                r.push(at, e.detail_text());
             }
         }
+        Err(_) => r.not_judged("defaults under schemas with multipleOf or embedded resources"),
     }
-    if let Some(number) = value.as_f64() {
-        if let Some(min) = bound("minimum").filter(|min| number < *min) {
-            r.push(
-                path,
-                format!("Invalid value: {value}: should be greater than or equal to {min}"),
-            );
-        }
-        if let Some(max) = bound("maximum").filter(|max| number > *max) {
-            r.push(
-                path,
-                format!("Invalid value: {value}: should be less than or equal to {max}"),
-            );
-        }
-    }
-    if let Some(items) = value.as_array() {
-        let count = items.len() as f64;
-        if let Some(min) = bound("minItems").filter(|min| count < *min) {
-            r.push(
-                path,
-                format!(
-                    "Invalid value: {}: should have at least {min} items",
-                    items.len()
-                ),
-            );
-        }
-        if let Some(max) = bound("maxItems").filter(|max| count > *max) {
-            r.push(
-                path,
-                format!("Too many: {}: must have at most {max} items", items.len()),
-            );
-        }
-        if let Some(item_schema) = schema.get("items") {
-            for (i, item) in items.iter().enumerate() {
-                value_errors(item, item_schema, &format!("{path}[{i}]"), r);
-            }
-        }
-    }
-    if let Some(members) = value.as_object() {
-        let properties = schema.get("properties").and_then(Value::as_object);
-        for (key, member) in members {
-            if let Some(member_schema) = properties.and_then(|p| p.get(key)) {
-                value_errors(member, member_schema, &format!("{path}.{key}"), r);
-            }
-        }
-        for required in schema
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-        {
-            if !members.contains_key(required) {
-                r.push(format!("{path}.{required}"), "Required value");
+}
+
+/// The schema without its CEL rules (judged by the server only).
+fn without_cel(node: &mut Value) {
+    if let Value::Object(map) = node {
+        map.remove("x-kubernetes-validations");
+        for (key, child) in map.iter_mut() {
+            match key.as_str() {
+                "properties" => {
+                    if let Value::Object(props) = child {
+                        props.values_mut().for_each(without_cel);
+                    }
+                }
+                "items" | "additionalProperties" => without_cel(child),
+                _ => {}
             }
         }
     }

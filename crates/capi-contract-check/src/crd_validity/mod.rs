@@ -41,6 +41,7 @@ use std::sync::Arc;
 
 use capi_contract::Contract;
 use capi_diagnostics::excerpt::excerpt;
+use capi_machinepool_admission::go_quote;
 use serde_json::Value;
 
 use crate::api_server::{CrdJudge, ServerVerdict};
@@ -272,8 +273,9 @@ pub(crate) enum Bad<'a> {
 impl std::fmt::Display for Bad<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Str(s) => write!(f, "{:?}", excerpt(s)),
-            Self::Json(Value::String(s)) => write!(f, "{:?}", excerpt(s)),
+            // Go's `%q`, in full, as apimachinery prints a string value.
+            Self::Str(s) => f.write_str(&go_quote(s)),
+            Self::Json(Value::String(s)) => f.write_str(&go_quote(s)),
             Self::Json(v @ (Value::Number(_) | Value::Bool(_))) => write!(f, "{v}"),
             Self::Json(v) => {
                 let text = v.to_string();

@@ -28,15 +28,6 @@ pub(super) fn check(pattern: &str, path: &str, r: &mut Refusals) {
     }
 }
 
-/// Whether `text` matches `pattern` (unanchored, as Go's `MatchString`); `None` when the
-/// pattern is not judged here.
-pub(super) fn matches(pattern: &str, text: &str) -> Option<bool> {
-    match go_compile(pattern) {
-        Some(Ok(re)) => Some(re.is_match(text)),
-        _ => None,
-    }
-}
-
 /// `Some(Ok(regex))`: Go compiles it, and so did the `regex` crate; `Some(Err(reason))`: Go
 /// refuses it for `reason`; `None`: not known here.
 fn go_compile(pattern: &str) -> Option<Result<regex::Regex, String>> {
@@ -57,6 +48,9 @@ fn scan(p: &str) -> Result<(), String> {
     // was taken: `a**` is Go's "invalid nested repetition operator", `a*?` is not.
     let mut after_repeat = false;
     let mut lazy = false;
+    // Where the previous repetition operator began: Go quotes from there to the end of the
+    // operator that repeats it (`a???` is refused as `???`, `a*{2}` as `*{2}`).
+    let mut repeat_start = 0usize;
     while i < chars.len() {
         let c = chars[i];
         match c {
@@ -125,20 +119,22 @@ fn scan(p: &str) -> Result<(), String> {
                             &rest[..3]
                         ));
                     }
-                    if rest.starts_with("(?<=") || rest.starts_with("(?<!") {
-                        return Err(format!(
-                            "invalid or unsupported Perl syntax: `{}`",
-                            &rest[..4]
-                        ));
-                    }
                     if rest.starts_with("(?P<") || rest.starts_with("(?<") {
-                        // A named group: skip its name.
-                        let close = chars[i..].iter().position(|c| *c == '>').ok_or_else(|| {
-                            format!(
-                                "invalid named capture: `{}`",
-                                chars[i..].iter().collect::<String>()
-                            )
-                        })?;
+                        // A named group (Go 1.22+ also reads `(?<=` and `(?<!` this way):
+                        // the name runs to `>` and is letters, digits and `_`.
+                        let rest_text: String = chars[i..].iter().collect();
+                        let close = chars[i..]
+                            .iter()
+                            .position(|c| *c == '>')
+                            .ok_or_else(|| format!("invalid named capture: `{rest_text}`"))?;
+                        let begin = if chars[i + 2] == 'P' { 4 } else { 3 };
+                        let name = &chars[i + begin..i + close];
+                        if name.is_empty()
+                            || !name.iter().all(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        {
+                            let capture: String = chars[i..=i + close].iter().collect();
+                            return Err(format!("invalid named capture: `{capture}`"));
+                        }
                         next = i + close + 1;
                     } else {
                         // A flag group: `(?flags)` sets flags, `(?flags:` opens a group.
@@ -193,12 +189,13 @@ fn scan(p: &str) -> Result<(), String> {
                         i += 1;
                         continue;
                     }
-                    let op: String = chars[i.saturating_sub(1)..=i].iter().collect();
+                    let op: String = chars[repeat_start..=i].iter().collect();
                     return Err(format!("invalid nested repetition operator: `{op}`"));
                 }
                 if !repeatable {
                     return Err(format!("missing argument to repetition operator: `{c}`"));
                 }
+                repeat_start = i;
                 after_repeat = true;
                 lazy = false;
                 repeatable = false;
@@ -213,11 +210,13 @@ fn scan(p: &str) -> Result<(), String> {
                     }
                     let op: String = chars[i..=end].iter().collect();
                     if after_repeat {
-                        return Err(format!("invalid nested repetition operator: `{op}`"));
+                        let nested: String = chars[repeat_start..=end].iter().collect();
+                        return Err(format!("invalid nested repetition operator: `{nested}`"));
                     }
                     if !repeatable {
                         return Err(format!("missing argument to repetition operator: `{op}`"));
                     }
+                    repeat_start = i;
                     i = end + 1;
                     after_repeat = true;
                     lazy = false;
@@ -307,7 +306,11 @@ mod tests {
         }
         for (bad, code) in [
             ("(?=a)", "invalid or unsupported Perl syntax"),
-            ("(?<!a)b", "invalid or unsupported Perl syntax"),
+            // Go 1.22+ reads `(?<` as a named capture (regexp/syntax parsePerlFlags).
+            ("(?<!a)b", "invalid named capture: `(?<!a)b`"),
+            ("(?<=a>)b", "invalid named capture: `(?<=a>`"),
+            // The quoted operator runs from the repeated operator (parse.go `repeat`).
+            ("a???", "invalid nested repetition operator: `???`"),
             ("(a)\\1", "invalid escape sequence"),
             ("(a", "missing closing )"),
             ("a)", "unexpected )"),

@@ -295,7 +295,8 @@ fn stored_versions(spec: &Value, (first, count): (Option<&str>, usize), r: &mut 
     let Some(first) = first else {
         r.invalid(
             "status.storedVersions",
-            &Bad::Json(&Value::Array(Vec::new())),
+            // A nil slice in Go: printed as `null`.
+            &Bad::Json(&Value::Null),
             "must have at least one stored version",
         );
         return;

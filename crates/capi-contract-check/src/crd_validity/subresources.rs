@@ -157,7 +157,7 @@ fn field_schema<'a>(schema: &'a Value, json_path: &str) -> Result<(String, &'a V
         } else if node["additionalProperties"].is_object() {
             node = &node["additionalProperties"];
         } else {
-            return Err(format!("does not refer to a valid field: {json_path}"));
+            return Err("does not refer to a valid field".to_owned());
         }
     }
     Ok((root, node))

@@ -6,9 +6,11 @@
 //! `minLength`/`maxLength`/`pattern`, `minimum`/`maximum` (and exclusive), `minItems`/`maxItems`,
 //! `minProperties`/`maxProperties`, `properties`, `additionalProperties`, `required`, and
 //! `x-kubernetes-list-type` `set`/`map`. Not covered, because the MachinePool schemas use
-//! none of them: `allOf`/`anyOf`/`oneOf`/`not`, `multipleOf`, string formats (`date-time` and
-//! the others), `x-kubernetes-validations` (CEL) and embedded resources. [`Schema::new`]
-//! refuses a schema that uses one, so a verdict is never given on rules not checked.
+//! none of them: `multipleOf`, string formats (`date-time` and the others),
+//! `x-kubernetes-validations` (CEL), embedded resources, and the refusals of
+//! `allOf`/`anyOf`/`oneOf`/`not`. [`Schema::new`] refuses a schema that uses one, so a
+//! verdict is never given on rules not checked; [`Schema::with_options`] accepts formats and
+//! junctors and says, per value, what it did not judge (how `crd-valid` checks defaults).
 //!
 //! ```
 //! use capi_machinepool_admission::openapi::Schema;
@@ -88,6 +90,27 @@ pub struct Schema {
     patterns: HashMap<String, regex::Regex>,
 }
 
+/// Which checks [`Schema::with_options`] accepts without implementing them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchemaOptions {
+    /// Accept string `format`s (not checked: [`Schema::string_formats_in`] says which a value
+    /// meets, so a caller can say what it did not judge).
+    pub unchecked_string_formats: bool,
+    /// Accept `allOf`/`anyOf`/`oneOf`/`not`: a value they accept adds nothing (as on the
+    /// server); a value they refuse is reported in [`Outcome::not_judged`] (the server's
+    /// messages for it depend on a best-match count not reproduced here).
+    pub junctors: bool,
+}
+
+/// What [`Schema::validate_value`] found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// The server's errors, at paths relative to the value (`<nil>` for the value itself).
+    pub errors: Vec<FieldError>,
+    /// What was refused but not judged here (a junctor the value fails).
+    pub not_judged: Vec<String>,
+}
+
 impl Schema {
     /// Compiles `root`.
     ///
@@ -95,9 +118,26 @@ impl Schema {
     /// When the schema uses a keyword this module does not check (see the module
     /// documentation) or a pattern that does not compile.
     pub fn new(root: Value) -> Result<Self, SchemaError> {
+        Self::with_options(root, SchemaOptions::default())
+    }
+
+    /// Compiles `root`, accepting what `options` allows without checking it.
+    ///
+    /// # Errors
+    /// As [`Schema::new`], less what `options` accepts.
+    pub fn with_options(root: Value, options: SchemaOptions) -> Result<Self, SchemaError> {
         let mut patterns = HashMap::new();
-        scan(&root, "", &mut patterns)?;
+        scan(&root, "", options, &mut patterns)?;
         Ok(Self { root, patterns })
+    }
+
+    /// The string formats (`date-time`, ...) whose nodes `value` has a string at: what a
+    /// schema built with [`SchemaOptions::unchecked_string_formats`] did not check in it.
+    #[must_use]
+    pub fn string_formats_in(&self, value: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        formats_met(value, &self.root, &mut out);
+        out
     }
 
     /// The errors the API server reports for `object` (already pruned: unknown fields and
@@ -106,12 +146,13 @@ impl Schema {
     /// that varies between requests (it walks Go maps).
     #[must_use]
     pub fn validate(&self, object: &Value) -> Vec<FieldError> {
-        let mut out = Vec::new();
+        let mut out = Outcome::default();
         value::validate(self, object, &self.root, "", &mut out);
+        let mut errors = out.errors;
         if let Value::Object(map) = object {
-            list_type::validate_object("", &self.root, map, &mut out);
+            list_type::validate_object("", &self.root, map, &mut errors);
         }
-        out
+        errors
     }
 
     /// Removes what the schema does not know, as the API server prunes a custom resource
@@ -138,6 +179,18 @@ impl Schema {
     /// check, and the stored JSON reads `2`).
     pub fn whole_floats_as_integers(&self, object: &mut Value) {
         as_integers(object, &self.root);
+    }
+
+    /// kube-openapi's validation alone of `value` against the whole schema (no list types,
+    /// no scale), as apiextensions validates a `default` (`ValidateCustomResource` with the
+    /// default's own schema): the value's own errors are reported at `<nil>` (the caller's
+    /// path), a member's at its name (`a.b`), and messages name the value "" (`" in body
+    /// should match ..."`), as the server prints them.
+    #[must_use]
+    pub fn validate_value(&self, value: &Value) -> Outcome {
+        let mut out = Outcome::default();
+        value::validate(self, value, &self.root, "", &mut out);
+        out
     }
 
     fn pattern(&self, pattern: &str) -> Option<&regex::Regex> {
@@ -231,15 +284,51 @@ fn as_integers(value: &mut Value, node: &Value) {
     }
 }
 
+fn formats_met(value: &Value, node: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(_) => {
+            if node.get("type").and_then(Value::as_str) == Some("string")
+                && let Some(format) = node.get("format").and_then(Value::as_str)
+                && !format.is_empty()
+                && !out.iter().any(|f| f == format)
+            {
+                out.push(format.to_owned());
+            }
+        }
+        Value::Object(map) => {
+            let properties = node.get("properties");
+            let additional = node.get("additionalProperties").filter(|a| a.is_object());
+            for (key, member) in map {
+                if let Some(sub) = properties.and_then(|p| p.get(key)).or(additional) {
+                    formats_met(member, sub, out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = node.get("items") {
+                for item in items {
+                    formats_met(item, item_schema, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 fn scan(
     node: &Value,
     at: &str,
+    options: SchemaOptions,
     patterns: &mut HashMap<String, regex::Regex>,
 ) -> Result<(), SchemaError> {
     let Some(map) = node.as_object() else {
         return Ok(());
     };
-    if let Some(keyword) = UNSUPPORTED.iter().find(|k| map.contains_key(**k)) {
+    let junctor = |k: &str| matches!(k, "allOf" | "anyOf" | "oneOf" | "not");
+    if let Some(keyword) = UNSUPPORTED
+        .iter()
+        .find(|k| map.contains_key(**k) && !(options.junctors && junctor(k)))
+    {
         return Err(SchemaError::Unsupported {
             path: at.to_owned(),
             keyword: (*keyword).to_owned(),
@@ -249,7 +338,10 @@ fn scan(
         .get("format")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    if map.get("type").and_then(Value::as_str) == Some("string") && !format.is_empty() {
+    if map.get("type").and_then(Value::as_str) == Some("string")
+        && !format.is_empty()
+        && !options.unchecked_string_formats
+    {
         return Err(SchemaError::StringFormat {
             path: at.to_owned(),
             format: format.to_owned(),
@@ -267,10 +359,17 @@ fn scan(
         match key.as_str() {
             "properties" => {
                 for (name, sub) in child.as_object().into_iter().flatten() {
-                    scan(sub, &format!("{at}/properties/{name}"), patterns)?;
+                    scan(sub, &format!("{at}/properties/{name}"), options, patterns)?;
                 }
             }
-            "items" | "additionalProperties" => scan(child, &format!("{at}/{key}"), patterns)?,
+            "items" | "additionalProperties" | "not" => {
+                scan(child, &format!("{at}/{key}"), options, patterns)?;
+            }
+            "allOf" | "anyOf" | "oneOf" => {
+                for (i, branch) in child.as_array().into_iter().flatten().enumerate() {
+                    scan(branch, &format!("{at}/{key}/{i}"), options, patterns)?;
+                }
+            }
             _ => {}
         }
     }

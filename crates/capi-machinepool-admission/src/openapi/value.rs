@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Schema;
+use super::{Outcome, Schema};
 use crate::go_text::{go_float, go_json};
 use crate::{BadValue, FieldError, FieldErrorType};
 
@@ -52,8 +52,8 @@ fn str_of<'a>(schema: &'a Map<String, Value>, key: &str) -> &'a str {
     schema.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
-fn invalid(out: &mut Vec<FieldError>, name: &str, value: BadValue, message: String) {
-    out.push(FieldError::new(
+fn invalid(out: &mut Outcome, name: &str, value: BadValue, message: String) {
+    out.errors.push(FieldError::new(
         FieldErrorType::Invalid,
         field(name),
         Some(value),
@@ -62,8 +62,8 @@ fn invalid(out: &mut Vec<FieldError>, name: &str, value: BadValue, message: Stri
 }
 
 /// `typeFailWithData`: the message of a type error (the value is a type name).
-fn type_error(out: &mut Vec<FieldError>, name: &str, expected: &str, actual: &str) {
-    out.push(FieldError::new(
+fn type_error(out: &mut Outcome, name: &str, expected: &str, actual: &str) {
+    out.errors.push(FieldError::new(
         FieldErrorType::TypeInvalid,
         field(name),
         Some(BadValue::from(actual)),
@@ -77,7 +77,7 @@ pub(super) fn validate(
     value: &Value,
     node: &Value,
     name: &str,
-    out: &mut Vec<FieldError>,
+    out: &mut Outcome,
 ) {
     let Some(node) = node.as_object() else {
         return;
@@ -92,6 +92,7 @@ pub(super) fn validate(
         return;
     };
     type_check(kind, node, name, out);
+    junctors(schemas, value, node, out);
     if let Value::String(text) = value {
         string_check(schemas, text, node, name, out);
     }
@@ -127,9 +128,9 @@ pub(super) fn validate(
     }
 }
 
-fn too_many(out: &mut Vec<FieldError>, name: &str, size: u64, max: u64) {
+fn too_many(out: &mut Outcome, name: &str, size: u64, max: u64) {
     let unit = if max == 1 { "item" } else { "items" };
-    out.push(FieldError::new(
+    out.errors.push(FieldError::new(
         FieldErrorType::TooMany,
         field(name),
         Some(BadValue::Json(size.into())),
@@ -137,8 +138,46 @@ fn too_many(out: &mut Vec<FieldError>, name: &str, size: u64, max: u64) {
     ));
 }
 
+/// kube-openapi's `schemaPropsValidator` (`allOf`, `anyOf`, `oneOf`, `not`), where it adds
+/// nothing: an `anyOf` one branch of which holds, an `allOf` all of which hold, a `oneOf`
+/// exactly one of which holds, a `not` that fails. Any other outcome is refused by the server
+/// with messages chosen by a best-match count this module does not reproduce: it is recorded
+/// as not judged.
+fn junctors(schemas: &Schema, value: &Value, node: &Map<String, Value>, out: &mut Outcome) {
+    let holds = |branch: &Value| {
+        let mut trial = Outcome::default();
+        validate(schemas, value, branch, "", &mut trial);
+        trial.errors.is_empty() && trial.not_judged.is_empty()
+    };
+    let branches = |key: &str| node.get(key).and_then(Value::as_array);
+    let mut fails = Vec::new();
+    if let Some(any) = branches("anyOf")
+        && !any.iter().any(holds)
+    {
+        fails.push("anyOf");
+    }
+    if let Some(all) = branches("allOf")
+        && !all.iter().all(holds)
+    {
+        fails.push("allOf");
+    }
+    if let Some(one) = branches("oneOf")
+        && one.iter().filter(|b| holds(b)).count() != 1
+    {
+        fails.push("oneOf");
+    }
+    if let Some(not) = node.get("not")
+        && holds(not)
+    {
+        fails.push("not");
+    }
+    for junctor in fails {
+        out.not_judged.push(format!("a value {junctor} refuses"));
+    }
+}
+
 /// kube-openapi's `typeValidator` for a non-null value.
-fn type_check(kind: Kind, node: &Map<String, Value>, name: &str, out: &mut Vec<FieldError>) {
+fn type_check(kind: Kind, node: &Map<String, Value>, name: &str, out: &mut Outcome) {
     let ty = str_of(node, "type");
     let format = str_of(node, "format");
     if ty.is_empty() && format.is_empty() {
@@ -182,14 +221,14 @@ fn string_check(
     text: &str,
     node: &Map<String, Value>,
     name: &str,
-    out: &mut Vec<FieldError>,
+    out: &mut Outcome,
 ) {
     let chars = text.chars().count() as u64;
     if let Some(max) = node.get("maxLength").and_then(Value::as_u64)
         && chars > max
     {
         let unit = if max == 1 { "byte" } else { "bytes" };
-        out.push(FieldError::too_long(
+        out.errors.push(FieldError::too_long(
             field(name),
             &format!("may not be more than {max} {unit}"),
         ));
@@ -230,7 +269,7 @@ fn number_check(
     value: &Value,
     node: &Map<String, Value>,
     name: &str,
-    out: &mut Vec<FieldError>,
+    out: &mut Outcome,
 ) {
     let ty = str_of(node, "type");
     let format = match (ty, str_of(node, "format")) {
@@ -309,7 +348,7 @@ fn number_check(
 
 /// kube-openapi's `basicCommonValidator`: a value outside `enum` (compared as Go compares
 /// after converting to the enum value's type: strings, booleans, numbers by value).
-fn enum_check(value: &Value, node: &Map<String, Value>, name: &str, out: &mut Vec<FieldError>) {
+fn enum_check(value: &Value, node: &Map<String, Value>, name: &str, out: &mut Outcome) {
     let Some(Value::Array(allowed)) = node.get("enum") else {
         return;
     };
@@ -330,7 +369,7 @@ fn enum_check(value: &Value, node: &Map<String, Value>, name: &str, out: &mut Ve
             other => crate::go_text::go_quote(&go_json(other)),
         })
         .collect();
-    out.push(FieldError::new(
+    out.errors.push(FieldError::new(
         FieldErrorType::NotSupported,
         field(name),
         Some(BadValue::Json(value.clone())),
@@ -345,7 +384,7 @@ fn object_check(
     members: &Map<String, Value>,
     node: &Map<String, Value>,
     name: &str,
-    out: &mut Vec<FieldError>,
+    out: &mut Outcome,
 ) {
     let count = members.len() as u64;
     if let Some(min) = node.get("minProperties").and_then(Value::as_u64)
@@ -389,7 +428,7 @@ fn object_check(
         .filter_map(Value::as_str)
     {
         if !members.contains_key(required) {
-            out.push(FieldError::required(
+            out.errors.push(FieldError::required(
                 field(&format!("{name}.{required}")),
                 "",
             ));
