@@ -5,8 +5,16 @@
 //! --server=unix:///capi-machinepool/no-api-server DIR`, with the environment cleared except
 //! `PATH`, `HOME` set to a fresh empty temporary directory, `KUBECONFIG=/dev/null`, standard
 //! input closed, killed after 120 seconds, and its output read up to 64 MiB (more is an
-//! error). The tree is first checked by `capi_manifests::kustomize::preflight` (no remote
-//! resources, plugins, KRM functions or Helm).
+//! error). The tree is first checked by `capi_manifests::kustomize::preflight` (nothing
+//! remote in any field kustomize loads, no plugins, KRM functions or Helm).
+//!
+//! Where the platform allows it, kustomize also runs in a sandbox, so that a field the
+//! preflight missed still fetches nothing and a patch bomb cannot take the machine's memory:
+//! in a network namespace of its own with no interfaces but a loopback that is down
+//! (`unshare --user --map-root-user --net`, util-linux; used when an unprivileged user
+//! namespace can be made), and with its data segment limited to 1 GiB (`prlimit --data`,
+//! util-linux: the Go runtime then stops with "out of memory", reported as that limit).
+//! Without those tools the preflight and the time and output limits still hold.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -22,6 +30,35 @@ const MAX_OUTPUT: u64 = 64 * 1024 * 1024;
 const NO_SERVER: &str = "--server=unix:///capi-machinepool/no-api-server";
 /// The most of kustomize's error output kept for messages.
 const MAX_STDERR: u64 = 16 * 1024;
+/// The data segment kustomize may use (`RLIMIT_DATA`): a normal provider tree needs about
+/// 100 MiB; twelve JSON-patch `copy` operations on an 11 KB CRD need 2.5 GiB.
+const MAX_DATA: u64 = 1 << 30;
+
+/// The sandbox wrappers this machine has (probed once): `unshare` that can make a user and
+/// network namespace, and `prlimit`.
+struct Sandbox {
+    unshare: Option<PathBuf>,
+    prlimit: Option<PathBuf>,
+}
+
+fn sandbox() -> &'static Sandbox {
+    static SANDBOX: std::sync::OnceLock<Sandbox> = std::sync::OnceLock::new();
+    SANDBOX.get_or_init(|| {
+        let works = |program: &Path, args: &[&str]| {
+            Command::new(program)
+                .args(args)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let unshare = on_path("unshare")
+            .filter(|p| works(p, &["--user", "--map-root-user", "--net", "--", "true"]));
+        let prlimit = on_path("prlimit").filter(|p| works(p, &["--data=1073741824", "--", "true"]));
+        Sandbox { unshare, prlimit }
+    })
+}
 
 /// `--kustomize`: which kustomize renders directories with a kustomization.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,7 +119,20 @@ impl Kustomize {
 
     /// The command run for `args`, sandboxed (see the module docs).
     fn command(&self, home: &Path, args: &[&std::ffi::OsStr]) -> Command {
-        let mut cmd = Command::new(&self.program);
+        let sandbox = sandbox();
+        let mut chain: Vec<std::ffi::OsString> = Vec::new();
+        if let Some(unshare) = &sandbox.unshare {
+            chain.push(unshare.into());
+            chain.extend(["--user", "--map-root-user", "--net", "--"].map(Into::into));
+        }
+        if let Some(prlimit) = &sandbox.prlimit {
+            chain.push(prlimit.into());
+            chain.push(format!("--data={MAX_DATA}").into());
+            chain.push("--".into());
+        }
+        chain.push(self.program.clone().into());
+        let mut cmd = Command::new(&chain[0]);
+        cmd.args(&chain[1..]);
         cmd.env_clear();
         if let Some(path) = std::env::var_os("PATH") {
             cmd.env("PATH", path);
@@ -146,6 +196,13 @@ impl Kustomize {
         }
         if !status.success() {
             let text = String::from_utf8_lossy(&err);
+            if sandbox().prlimit.is_some() && text.contains("out of memory") {
+                return Err(format!(
+                    "{} exceeded its memory limit ({} MiB of data, RLIMIT_DATA) and was stopped",
+                    self.name(),
+                    MAX_DATA >> 20
+                ));
+            }
             let text = capi_diagnostics::excerpt::Excerpt::with_max_chars(text.trim(), 600);
             return Err(format!("{} failed: {text}", self.name()));
         }

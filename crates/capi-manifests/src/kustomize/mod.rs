@@ -790,7 +790,9 @@ const REFUSED_FIELDS: &[(&str, &str)] = &[
 /// Checks a kustomization tree before the real kustomize renders it: every kustomization
 /// reached from `dir` (resources, bases and components that are directories) is read with the
 /// safe loader, and a remote resource, base or component (`github.com/...`, `https://...`,
-/// `git::...`), a plugin field (`generators`, `transformers`, `validators`), Helm
+/// `git::...`), a remote path in any other field kustomize loads files from (patches,
+/// generator files and env files, replacements, `crds`, `configurations`, `openapi`), a
+/// plugin field (`generators`, `transformers`, `validators`), Helm
 /// (`helmCharts`, `helmGlobals`), `buildMetadata`, or a resource carrying a KRM function
 /// annotation (`config.kubernetes.io/function`) is refused, naming the file and field.
 ///
@@ -852,20 +854,66 @@ pub fn preflight(tree: &mut Tree, dir: &Path, depth: usize) -> Result<(), Manife
             }
         }
     }
-    for (index, entry) in list(&fields, "patches")
-        .chain(list(&fields, "patchesJson6902"))
-        .enumerate()
-    {
-        if let Some(path) = entry.get("path").and_then(Value::as_str)
-            && is_remote(path)
-        {
+    for (field, path) in loaded_paths(&fields) {
+        if is_remote(&path) {
             return Err(refuse(
-                format!("patches[{index}].path"),
-                "remote patch would be fetched".into(),
+                field,
+                format!(
+                    "remote {} would be fetched",
+                    capi_diagnostics::excerpt::excerpt(&path)
+                ),
             ));
         }
     }
     Ok(())
+}
+
+/// Every file path a kustomization makes kustomize load (its loader fetches any `http(s)://`
+/// path, whatever the field), with the field that names it: `patchesStrategicMerge`,
+/// `patches[].path`, `patchesJson6902[].path`, `replacements[].path`, the `files`, `envs` and
+/// `env` of `configMapGenerator` and `secretGenerator` (a `key=path` file by its path),
+/// `crds`, `configurations` and `openapi.path` (kustomize v5 `types.Kustomization`; resources,
+/// bases and components are walked by [`preflight`] itself; plugins and Helm are refused).
+fn loaded_paths(fields: &Map<String, Value>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut text = |field: String, value: &Value| {
+        // An inline patch (YAML with newlines) is not a path.
+        if let Some(path) = value.as_str().filter(|p| !p.contains('\n')) {
+            out.push((field, path.to_owned()));
+        }
+    };
+    for key in ["patchesStrategicMerge", "crds", "configurations"] {
+        for (i, entry) in list(fields, key).enumerate() {
+            text(format!("{key}[{i}]"), entry);
+        }
+    }
+    for key in ["patches", "patchesJson6902", "replacements"] {
+        for (i, entry) in list(fields, key).enumerate() {
+            text(format!("{key}[{i}].path"), &entry["path"]);
+        }
+    }
+    for key in ["configMapGenerator", "secretGenerator"] {
+        for (i, generator) in list(fields, key).enumerate() {
+            for sub in ["files", "envs"] {
+                for (j, entry) in generator[sub].as_array().into_iter().flatten().enumerate() {
+                    let value = entry
+                        .as_str()
+                        .map(|f| Value::from(f.split_once('=').map_or(f, |(_, path)| path)));
+                    if let Some(value) = value {
+                        text(format!("{key}[{i}].{sub}[{j}]"), &value);
+                    }
+                }
+            }
+            text(format!("{key}[{i}].env"), &generator["env"]);
+        }
+    }
+    text(
+        "openapi.path".to_owned(),
+        &fields
+            .get("openapi")
+            .map_or(Value::Null, |o| o["path"].clone()),
+    );
+    out
 }
 
 /// Refuses a build whose notes name a field that could change the resources and was not

@@ -1,0 +1,252 @@
+//! `check DIR` touches no network and runs kustomize in bounded memory (issue 50): every field
+//! of a kustomization that kustomize loads files from, given an `http://` URL of a request
+//! logger on loopback, is refused before kustomize runs (exit 2, the field named), and the
+//! logger sees zero requests; kustomize itself runs without a network (a field the preflight
+//! missed still fetches nothing) and with its data segment limited, so a JSON-patch bomb is
+//! stopped with the limit named.
+//!
+//! The field list is kustomize v5's `types.Kustomization` (api/types/kustomization.go) and
+//! its loader (api/internal/loader: any path with an `http(s)://` scheme is fetched).
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::run;
+
+/// A loopback HTTP server that counts requests and answers each with a small YAML document.
+fn request_logger() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&hits);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            counter.fetch_add(1, Ordering::SeqCst);
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let body = "a: b\n";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (url, hits)
+}
+
+/// A provider tree: one real CRD (upstream's DevMachinePool) and `kustomization`.
+fn tree(name: &str, kustomization: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("capi-offline-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        capi_test_support::fixture(
+            "provider-trees/capi-dev/config/crd/bases/infrastructure.cluster.x-k8s.io_devmachinepools.yaml",
+        ),
+        dir.join("crd.yaml"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("kustomization.yaml"), kustomization).unwrap();
+    dir
+}
+
+#[test]
+fn every_field_kustomize_loads_is_refused_when_remote_and_nothing_is_fetched() {
+    let (url, hits) = request_logger();
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "psm",
+            format!("patchesStrategicMerge:\n- {url}/psm.yaml\n"),
+            "patchesStrategicMerge[0]",
+        ),
+        (
+            "patches",
+            format!("patches:\n- path: {url}/p.yaml\n"),
+            "patches[0].path",
+        ),
+        (
+            "json6902",
+            format!(
+                "patchesJson6902:\n- path: {url}/j.yaml\n  target: {{kind: CustomResourceDefinition, name: x}}\n"
+            ),
+            "patchesJson6902[0].path",
+        ),
+        (
+            "replacements",
+            format!("replacements:\n- path: {url}/r.yaml\n"),
+            "replacements[0].path",
+        ),
+        (
+            "cm-files",
+            format!("configMapGenerator:\n- name: c\n  files:\n  - {url}/f\n"),
+            "configMapGenerator[0].files[0]",
+        ),
+        (
+            "cm-keyed",
+            format!("configMapGenerator:\n- name: c\n  files:\n  - key={url}/f\n"),
+            "configMapGenerator[0].files[0]",
+        ),
+        (
+            "cm-envs",
+            format!("configMapGenerator:\n- name: c\n  envs:\n  - {url}/e\n"),
+            "configMapGenerator[0].envs[0]",
+        ),
+        (
+            "cm-env",
+            format!("configMapGenerator:\n- name: c\n  env: {url}/e\n"),
+            "configMapGenerator[0].env",
+        ),
+        (
+            "secret-files",
+            format!("secretGenerator:\n- name: s\n  files:\n  - {url}/f\n"),
+            "secretGenerator[0].files[0]",
+        ),
+        (
+            "secret-envs",
+            format!("secretGenerator:\n- name: s\n  envs:\n  - {url}/e\n"),
+            "secretGenerator[0].envs[0]",
+        ),
+        ("crds", format!("crds:\n- {url}/crd.json\n"), "crds[0]"),
+        (
+            "configurations",
+            format!("configurations:\n- {url}/c.yaml\n"),
+            "configurations[0]",
+        ),
+        (
+            "openapi",
+            format!("openapi:\n  path: {url}/o.json\n"),
+            "openapi.path",
+        ),
+        (
+            "resources",
+            format!("resources:\n- crd.yaml\n- {url}/x.yaml\n"),
+            "resources[1]",
+        ),
+    ];
+    for (name, fields, field) in &cases {
+        let body = if fields.starts_with("resources:") {
+            fields.clone()
+        } else {
+            format!("resources:\n- crd.yaml\n{fields}")
+        };
+        let dir = tree(name, &body);
+        let out = run(&["check", dir.to_str().unwrap()], None);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(
+            stderr.contains(field) && stderr.contains("would be fetched"),
+            "{name}: {stderr}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        0,
+        "requests reached the logger"
+    );
+}
+
+/// Whether this machine can run kustomize in a network namespace of its own (the sandbox
+/// `check` uses). CI machines can; elsewhere the sandbox tests say so and stop.
+fn sandbox_available() -> bool {
+    let ok = std::process::Command::new("unshare")
+        .args(["--user", "--map-root-user", "--net", "--", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must be able to make a user and network namespace (unshare)"
+        );
+        eprintln!("skipped: no unprivileged network namespace here");
+    }
+    ok
+}
+
+/// kustomize runs without a network, so a remote path the preflight did not know would fetch
+/// nothing: `kubectl kustomize` in the sandbox `check` uses (src/render.rs) cannot reach the
+/// logger, which the same command outside the sandbox does reach.
+#[test]
+fn kustomize_runs_without_a_network() {
+    if !capi_test_support::kubectl::available() || !sandbox_available() {
+        return;
+    }
+    let (url, hits) = request_logger();
+    let dir = tree("sandbox", &format!("resources:\n- {url}/x.yaml\n"));
+    let out = std::process::Command::new("unshare")
+        .args([
+            "--user",
+            "--map-root-user",
+            "--net",
+            "--",
+            "kubectl",
+            "kustomize",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(hits.load(Ordering::SeqCst), 0);
+    // And outside the sandbox it would have fetched: the logger is reachable.
+    let _ = std::process::Command::new("kubectl")
+        .args(["kustomize"])
+        .arg(&dir)
+        .env("KUBECONFIG", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        hits.load(Ordering::SeqCst) > 0,
+        "the logger is reachable outside the sandbox"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Twelve-plus JSON-patch `copy` operations double a CRD each: kustomize would take gigabytes
+/// (2.5 GiB for twelve on an 11 KB CRD). `check DIR` stops it at its data limit and says so.
+#[test]
+fn a_patch_bomb_is_stopped_at_the_memory_limit() {
+    if !capi_test_support::kubectl::available() {
+        return;
+    }
+    let prlimit = std::process::Command::new("prlimit")
+        .args(["--data=1073741824", "--", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !prlimit {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have prlimit (util-linux)"
+        );
+        eprintln!("skipped: no prlimit here");
+        return;
+    }
+    let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "foos.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Foo", "plural": "foos"}, "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "description": "x".repeat(10_000)}}}]}});
+    let ops: Vec<_> = (0..14)
+        .map(|i| serde_json::json!({"op": "copy", "from": "/spec", "path": format!("/spec/c{i}")}))
+        .collect();
+    let kustomization = serde_json::json!({"resources": ["bomb.json"],
+        "patches": [{"target": {"kind": "CustomResourceDefinition"}, "patch": serde_json::to_string(&ops).unwrap()}]});
+    let dir = tree("bomb", &kustomization.to_string());
+    std::fs::write(dir.join("bomb.json"), crd.to_string()).unwrap();
+    let started = std::time::Instant::now();
+    let out = run(&["check", dir.to_str().unwrap()], None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("exceeded its memory limit (1024 MiB of data"),
+        "{stderr}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(100));
+    let _ = std::fs::remove_dir_all(&dir);
+}
