@@ -20,7 +20,7 @@ use serde_json::Value;
 
 /// `kubectl kustomize DIR`: the rendered objects, or `Err(stderr)` when kustomize refuses.
 fn kubectl_render(dir: &Path) -> Result<Vec<Value>, String> {
-    let text = kubectl::kustomize(dir)?;
+    let text = kubectl::kustomize(dir).map_err(|refused| refused.stderr)?;
     Ok(
         capi_manifests::load::documents(&text, "kubectl", &Limits::default())
             .unwrap()

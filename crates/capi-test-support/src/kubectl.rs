@@ -28,18 +28,39 @@ pub fn available() -> bool {
     found
 }
 
-/// `kubectl kustomize DIR`: the rendered YAML, or `Err(stderr)` when kustomize refuses.
+/// kustomize refused a tree (the oracle's verdict, not a failure of the harness).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// What kustomize printed on standard error.
+    pub stderr: String,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "kubectl kustomize refused the tree: {}",
+            self.stderr.trim()
+        )
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// `kubectl kustomize DIR`: the rendered YAML, or [`Refused`] when kustomize refuses.
 ///
 /// # Panics
 /// When kubectl cannot be started or prints something other than UTF-8.
-pub fn kustomize(dir: &Path) -> Result<String, String> {
+pub fn kustomize(dir: &Path) -> Result<String, Refused> {
     let out = Command::new("kubectl")
         .arg("kustomize")
         .arg(dir)
         .output()
         .expect("kubectl starts");
     if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        return Err(Refused {
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
     }
     Ok(String::from_utf8(out.stdout).expect("kubectl prints UTF-8"))
 }
