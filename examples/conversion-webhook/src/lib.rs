@@ -361,16 +361,24 @@ fn app(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-fn modified(path: &PathBuf) -> Option<SystemTime> {
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+/// What tells a certificate file changed: its modification time and a hash of its content
+/// (a file rewritten within the file system's timestamp granularity keeps its time; a
+/// certificate of the same algorithm keeps its length).
+fn fingerprint(path: &PathBuf) -> Option<(SystemTime, u64)> {
+    use std::hash::{Hash, Hasher};
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    let bytes = std::fs::read(path).ok()?;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    Some((modified, hasher.finish()))
 }
 
 fn watch_certificates(tls: RustlsConfig, cert: PathBuf, key: PathBuf, every: Duration) {
     tokio::spawn(async move {
-        let mut seen = (modified(&cert), modified(&key));
+        let mut seen = (fingerprint(&cert), fingerprint(&key));
         loop {
             tokio::time::sleep(every).await;
-            let now = (modified(&cert), modified(&key));
+            let now = (fingerprint(&cert), fingerprint(&key));
             if now == seen {
                 continue;
             }
