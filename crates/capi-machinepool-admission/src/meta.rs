@@ -7,6 +7,7 @@ use capi_machinepool_api::apimachinery::{
     label_value_errors, qualified_name_errors,
 };
 use capi_machinepool_api::v1beta2::ObjectMeta;
+use capi_versions::GroupVersion;
 use serde_json::Value;
 
 use crate::{BadValue, FieldError};
@@ -107,12 +108,17 @@ fn owner_reference_errors(refs: Option<&Value>) -> Vec<FieldError> {
         let at = format!("metadata.ownerReferences[{i}]");
         let text = |key: &str| r.get(key).and_then(Value::as_str).unwrap_or_default();
         let api_version = text("apiVersion");
+        // apimachinery's `schema.ParseGroupVersion` (the zero GroupVersion when it fails).
+        let gv = GroupVersion::parse(api_version).unwrap_or(GroupVersion {
+            group: "",
+            version: "",
+        });
         if api_version.is_empty() {
             errs.push(FieldError::required(
                 &format!("{at}.apiVersion"),
                 "must not be empty",
             ));
-        } else if !group_version_ok(api_version) {
+        } else if gv.version.is_empty() {
             errs.push(FieldError::invalid(
                 &format!("{at}.apiVersion"),
                 api_version,
@@ -127,7 +133,7 @@ fn owner_reference_errors(refs: Option<&Value>) -> Vec<FieldError> {
                 ));
             }
         }
-        if api_version == "v1" && text("kind") == "Event" {
+        if gv.group.is_empty() && gv.version == "v1" && text("kind") == "Event" {
             errs.push(FieldError::invalid(
                 &at,
                 BadValue::Json(r.clone()),
@@ -147,15 +153,6 @@ fn owner_reference_errors(refs: Option<&Value>) -> Vec<FieldError> {
         }
     }
     errs
-}
-
-/// apimachinery's `schema.ParseGroupVersion` succeeding with a non-empty version.
-fn group_version_ok(api_version: &str) -> bool {
-    match api_version.split('/').collect::<Vec<_>>().as_slice() {
-        [version] => !version.is_empty(),
-        [_, version] => !version.is_empty(),
-        _ => false,
-    }
 }
 
 fn finalizer_errors(finalizers: Option<&Value>) -> Vec<FieldError> {

@@ -157,21 +157,27 @@ fn every_field_kustomize_loads_is_refused_when_remote_and_nothing_is_fetched() {
     );
 }
 
-/// Whether this machine can run kustomize in a network namespace of its own (the sandbox
-/// `check` uses). CI machines can; elsewhere the sandbox tests say so and stop.
-fn sandbox_available() -> bool {
-    let ok = std::process::Command::new("unshare")
-        .args(["--user", "--map-root-user", "--net", "--", "true"])
+/// Whether `program args` succeeds here: the sandbox wrappers `check` uses (src/render.rs).
+/// CI machines have them (a missing one fails there); elsewhere the test says so and stops.
+fn wrapper_works(program: &str, args: &[&str], what: &str) -> bool {
+    let ok = std::process::Command::new(program)
+        .args(args)
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must be able to make a user and network namespace (unshare)"
-        );
-        eprintln!("skipped: no unprivileged network namespace here");
+        assert!(std::env::var_os("CI").is_none(), "CI must have {what}");
+        eprintln!("skipped: no {what} here");
     }
     ok
+}
+
+/// Whether kustomize can run in a network namespace of its own (the sandbox `check` uses).
+fn sandbox_available() -> bool {
+    wrapper_works(
+        "unshare",
+        &["--user", "--map-root-user", "--net", "--", "true"],
+        "an unprivileged user and network namespace (unshare)",
+    )
 }
 
 /// kustomize runs without a network, so a remote path the preflight did not know would fetch
@@ -219,16 +225,11 @@ fn a_patch_bomb_is_stopped_at_the_memory_limit() {
     if !capi_test_support::kubectl::available() {
         return;
     }
-    let prlimit = std::process::Command::new("prlimit")
-        .args(["--data=1073741824", "--", "true"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !prlimit {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have prlimit (util-linux)"
-        );
-        eprintln!("skipped: no prlimit here");
+    if !wrapper_works(
+        "prlimit",
+        &["--data=1073741824", "--", "true"],
+        "prlimit (util-linux)",
+    ) {
         return;
     }
     let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",

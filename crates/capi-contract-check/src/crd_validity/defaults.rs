@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use capi_machinepool_admission::openapi::{Schema, SchemaOptions};
+use capi_machinepool_admission::openapi::{Schema, SchemaOptions, prune_value};
 
 use super::{Bad, Refusals, is_true};
 
@@ -31,11 +31,7 @@ fn walk(node: &Value, at: &str, inside_meta: bool, root: bool, r: &mut Refusals)
         } else {
             let path = format!("{at}.default");
             let mut pruned = default.clone();
-            prune(
-                &mut pruned,
-                node,
-                is_true(node, "x-kubernetes-embedded-resource"),
-            );
+            prune_value(&mut pruned, node);
             if pruned != *default {
                 r.invalid(&path, &Bad::Json(default), "must not have unknown fields");
             }
@@ -73,44 +69,6 @@ fn has_cel(node: &Value) -> bool {
         || ["items", "additionalProperties"]
             .iter()
             .any(|k| node.get(*k).is_some_and(|c| c.is_object() && has_cel(c)))
-}
-
-/// Pruning (`pkg/apiserver/schema/pruning`): fields the schema does not specify are dropped,
-/// unless `x-kubernetes-preserve-unknown-fields` or `additionalProperties` keeps them; an
-/// embedded resource keeps `apiVersion`, `kind` and `metadata`.
-fn prune(value: &mut Value, schema: &Value, embedded: bool) {
-    match value {
-        Value::Object(members) => {
-            let props = schema.get("properties").and_then(Value::as_object);
-            let additional = schema.get("additionalProperties");
-            let preserve = is_true(schema, "x-kubernetes-preserve-unknown-fields");
-            members.retain(|k, _| {
-                props.is_some_and(|p| p.contains_key(k))
-                    || additional.is_some_and(|a| a.is_object() || *a == Value::Bool(true))
-                    || preserve
-                    || (embedded && matches!(k.as_str(), "apiVersion" | "kind" | "metadata"))
-            });
-            for (k, member) in members.iter_mut() {
-                if let Some(s) = props.and_then(|p| p.get(k)) {
-                    prune(member, s, is_true(s, "x-kubernetes-embedded-resource"));
-                } else if let Some(a) = additional.filter(|a| a.is_object()) {
-                    prune(member, a, is_true(a, "x-kubernetes-embedded-resource"));
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items").filter(|i| i.is_object()) {
-                for item in items {
-                    prune(
-                        item,
-                        item_schema,
-                        is_true(item_schema, "x-kubernetes-embedded-resource"),
-                    );
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 /// A default its own schema refuses: kube-openapi's validation as the API server runs it

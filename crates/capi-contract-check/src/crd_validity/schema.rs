@@ -468,11 +468,12 @@ fn nested_value_validation(
             r.forbidden(format!("{at}.{key}"), "must be false to be structural");
         }
     }
-    if obj
-        .get("x-kubernetes-list-map-keys")
-        .and_then(Value::as_array)
-        .is_some_and(|a| !a.is_empty())
-    {
+    let non_empty_list = |key: &str| {
+        obj.get(key)
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+    };
+    if non_empty_list("x-kubernetes-list-map-keys") {
         r.forbidden(
             format!("{at}.x-kubernetes-list-map-keys"),
             "must be empty to be structural",
@@ -483,11 +484,7 @@ fn nested_value_validation(
             r.forbidden(format!("{at}.{key}"), "must be undefined to be structural");
         }
     }
-    if obj
-        .get("x-kubernetes-validations")
-        .and_then(Value::as_array)
-        .is_some_and(|a| !a.is_empty())
-    {
+    if non_empty_list("x-kubernetes-validations") {
         r.forbidden(
             format!("{at}.x-kubernetes-validations"),
             "must be empty to be structural",

@@ -160,18 +160,7 @@ impl Schema {
     /// `kind` and `metadata` kept): unknown fields of objects, and every member of an object
     /// whose schema has no properties (an object sent where a scalar belongs becomes `{}`).
     pub fn prune(&self, object: &mut Value) {
-        if let Value::Object(map) = object {
-            for (key, member) in map.iter_mut() {
-                if !matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
-                    prune(member, self.root.get("properties").and_then(|p| p.get(key)));
-                }
-            }
-            let known = self.root.get("properties").and_then(Value::as_object);
-            map.retain(|k, _| {
-                matches!(k.as_str(), "apiVersion" | "kind" | "metadata")
-                    || known.is_some_and(|p| p.contains_key(k))
-            });
-        }
+        prune_node(object, Some(&self.root), true);
     }
 
     /// Rewrites whole floats (`2.0`) where the schema says `integer` as integers, as the API
@@ -198,9 +187,25 @@ impl Schema {
     }
 }
 
-fn prune(value: &mut Value, node: Option<&Value>) {
+/// Removes from `value` what `node` (a structural schema) does not know, as the API server
+/// prunes (`structuralpruning.Prune`, `pkg/apiserver/schema/pruning/algorithm.go`): members
+/// neither in `properties` nor kept by `additionalProperties` (a schema or `true`) nor by
+/// `x-kubernetes-preserve-unknown-fields` are dropped, an object without a schema is emptied,
+/// and an embedded resource (`x-kubernetes-embedded-resource`) keeps its `apiVersion`, `kind`
+/// and `metadata` as they are. `crd-valid` uses it on defaults ("must not have unknown
+/// fields").
+pub fn prune_value(value: &mut Value, node: &Value) {
+    prune_node(value, Some(node), embedded(node));
+}
+
+fn embedded(node: &Value) -> bool {
+    node.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true))
+}
+
+fn prune_node(value: &mut Value, node: Option<&Value>, embedded_resource: bool) {
     let preserve = node.and_then(|n| n.get("x-kubernetes-preserve-unknown-fields"))
         == Some(&Value::Bool(true));
+    let meta = |k: &str| embedded_resource && matches!(k, "apiVersion" | "kind" | "metadata");
     match value {
         Value::Object(map) => {
             let properties = node
@@ -208,23 +213,31 @@ fn prune(value: &mut Value, node: Option<&Value>) {
                 .and_then(Value::as_object);
             let additional = node
                 .and_then(|n| n.get("additionalProperties"))
-                .filter(|a| !a.is_boolean());
+                .filter(|a| a.is_object() || **a == Value::Bool(true));
             map.retain(|k, _| {
-                preserve || additional.is_some() || properties.is_some_and(|p| p.contains_key(k))
+                preserve
+                    || meta(k)
+                    || additional.is_some()
+                    || properties.is_some_and(|p| p.contains_key(k))
             });
             for (key, member) in map.iter_mut() {
-                match properties.and_then(|p| p.get(key)) {
-                    Some(sub) => prune(member, Some(sub)),
-                    None if additional.is_some() => prune(member, additional),
-                    // Kept by x-kubernetes-preserve-unknown-fields: left as sent.
-                    None => {}
+                if meta(key) {
+                    continue;
+                }
+                let sub = properties
+                    .and_then(|p| p.get(key))
+                    .or(additional.filter(|a| a.is_object()));
+                // A member kept by `additionalProperties: true` or by
+                // x-kubernetes-preserve-unknown-fields is left as sent.
+                if let Some(sub) = sub {
+                    prune_node(member, Some(sub), embedded(sub));
                 }
             }
         }
         Value::Array(items) => {
             let item_schema = node.and_then(|n| n.get("items"));
             for item in items {
-                prune(item, item_schema);
+                prune_node(item, item_schema, item_schema.is_some_and(embedded));
             }
         }
         _ => {}

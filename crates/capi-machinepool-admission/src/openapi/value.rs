@@ -105,26 +105,46 @@ pub(super) fn validate(
                 validate(schemas, item, item_schema, &format!("{name}[{i}]"), out);
             }
         }
-        let size = items.len() as u64;
-        if let Some(min) = node.get("minItems").and_then(Value::as_u64)
-            && size < min
-        {
-            invalid(
-                out,
-                name,
-                BadValue::Json(size.into()),
-                format!("{name} in body should have at least {min} items"),
-            );
-        }
-        if let Some(max) = node.get("maxItems").and_then(Value::as_u64)
-            && size > max
-        {
-            too_many(out, name, size, max);
-        }
+        count_bounds(
+            node,
+            ["minItems", "maxItems"],
+            "items",
+            items.len(),
+            name,
+            out,
+        );
     }
     enum_check(value, node, name, out);
     if let Value::Object(members) = value {
         object_check(schemas, members, node, name, out);
+    }
+}
+
+/// The minimum and maximum count of a list's items or an object's properties: too few is
+/// `TooFewItems`/`TooFewProperties` (an `Invalid` carrying the count), too many is `TooMany`.
+fn count_bounds(
+    node: &Map<String, Value>,
+    [min_key, max_key]: [&str; 2],
+    unit: &str,
+    count: usize,
+    name: &str,
+    out: &mut Outcome,
+) {
+    let count = count as u64;
+    if let Some(min) = node.get(min_key).and_then(Value::as_u64)
+        && count < min
+    {
+        invalid(
+            out,
+            name,
+            BadValue::Json(count.into()),
+            format!("{name} in body should have at least {min} {unit}"),
+        );
+    }
+    if let Some(max) = node.get(max_key).and_then(Value::as_u64)
+        && count > max
+    {
+        too_many(out, name, count, max);
     }
 }
 
@@ -386,22 +406,14 @@ fn object_check(
     name: &str,
     out: &mut Outcome,
 ) {
-    let count = members.len() as u64;
-    if let Some(min) = node.get("minProperties").and_then(Value::as_u64)
-        && count < min
-    {
-        invalid(
-            out,
-            name,
-            BadValue::Json(count.into()),
-            format!("{name} in body should have at least {min} properties"),
-        );
-    }
-    if let Some(max) = node.get("maxProperties").and_then(Value::as_u64)
-        && count > max
-    {
-        too_many(out, name, count, max);
-    }
+    count_bounds(
+        node,
+        ["minProperties", "maxProperties"],
+        "properties",
+        members.len(),
+        name,
+        out,
+    );
     let properties = node.get("properties").and_then(Value::as_object);
     if let Some(additional) = node.get("additionalProperties").filter(|a| a.is_object()) {
         for (key, member) in members {
