@@ -5,12 +5,19 @@
 //! requests per connection, and a fair queue for connections over the cap.
 //!
 //! Over the cap, a new connection waits (first come, first served, at most `queue_timeout`)
-//! and asks the oldest open connection to close gracefully: an HTTP/1.1 connection closes
-//! after its response in flight (at once when idle), an HTTP/2 connection gets a GOAWAY and
-//! closes when its streams are done; a connection that never sent a request is closed at
-//! once, unless it was admitted less than a second ago (its first request is on its way).
-//! So clients that keep every slot busy (`GET /healthz` every few seconds, or HTTP/2 PINGs)
-//! cannot keep a new client (the API server) out.
+//! for the slot of an open connection closed for it: among those with no conversion in
+//! flight, the one that moved the fewest bytes per second since it was admitted (ties: the
+//! oldest), a connection admitted less than [`NEWCOMER_GRACE`] ago only when no older one
+//! remains (its request is on its way). The API server sends a request at once and reads
+//! the answer at once; clients that trickle a body, hold a flow-control window full, or keep
+//! a slot busy with small requests or HTTP/2 PINGs move little, and clients reconnecting at
+//! once when closed push out each other before a newcomer. So they cannot keep a new client
+//! (the API server) out.
+//!
+//! A connection asks for its slot once its TLS handshake is over (handshakes have their own
+//! budget, [`crate::handshake`]), so clients stalling in the handshake hold no slot. A
+//! connection can also be closed outright ([`ConnInfo::abort`]): the server does so when a
+//! response on it stays unsent too long ([`crate::holders`]).
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -27,6 +34,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{Instant, Sleep};
 use tracing::{info, warn};
+
+use crate::handshake::HandshakeSlot;
 
 /// Connection limits (see the README for the values).
 #[derive(Clone, Copy, Debug)]
@@ -59,9 +68,89 @@ pub struct ConnInfo {
     waker: Mutex<Option<Waker>>,
     /// When the connection was admitted.
     opened: Instant,
+    /// Closed outright: its next read or write fails.
+    aborted: AtomicBool,
+    /// Bytes written since the connection last made [`PROGRESS_BYTES`] of progress.
+    written: AtomicU64,
+    /// When it last did (milliseconds after `opened`).
+    progressed_ms: AtomicU64,
+    /// Bytes read and written since the connection was admitted.
+    moved: AtomicU64,
+    /// Conversions of its requests admitted and not yet answered.
+    converting: AtomicU64,
 }
 
+/// A conversion in flight on a connection: the connection is busy on the server's side,
+/// however idle it looks on the wire.
+#[derive(Debug)]
+pub struct Converting(Arc<ConnInfo>);
+
+impl Drop for Converting {
+    fn drop(&mut self) {
+        self.0.converting.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Writing this many bytes counts as progress: a client reading its response makes it in
+/// milliseconds; an HTTP/2 client that holds a window of 0 and sends PINGs gets a few dozen
+/// bytes of PING acknowledgements.
+pub const PROGRESS_BYTES: u64 = 64 * 1024;
+
 impl ConnInfo {
+    /// A connection admitted now, asked to close after `max_requests` requests.
+    pub fn new(max_requests: u64) -> Self {
+        Self {
+            requests: AtomicU64::new(0),
+            max_requests: max_requests.max(1),
+            shutdown: Mutex::new(None),
+            closing: AtomicBool::new(false),
+            waker: Mutex::new(None),
+            opened: Instant::now(),
+            aborted: AtomicBool::new(false),
+            written: AtomicU64::new(0),
+            progressed_ms: AtomicU64::new(0),
+            moved: AtomicU64::new(0),
+            converting: AtomicU64::new(0),
+        }
+    }
+
+    /// Marks a conversion in flight on the connection until the guard is dropped.
+    pub fn converting(self: &Arc<Self>) -> Converting {
+        self.converting.fetch_add(1, Ordering::Relaxed);
+        Converting(Arc::clone(self))
+    }
+
+    fn millis_open(&self) -> u64 {
+        u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// `n` bytes were read or written.
+    fn moved(&self, n: usize) {
+        self.moved.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// Counts `n` bytes written on the connection.
+    fn wrote(&self, n: usize) {
+        let total = self.written.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
+        if total >= PROGRESS_BYTES {
+            self.written.store(0, Ordering::Relaxed);
+            self.progressed_ms
+                .store(self.millis_open(), Ordering::Relaxed);
+        }
+    }
+
+    /// How long since the connection last wrote [`PROGRESS_BYTES`] (since it was opened if
+    /// it never did).
+    pub fn since_progress(&self) -> Duration {
+        let at = Duration::from_millis(self.progressed_ms.load(Ordering::Relaxed));
+        self.opened.elapsed().saturating_sub(at)
+    }
+
+    /// Whether the connection was closed outright.
+    pub fn is_aborted(&self) -> bool {
+        self.aborted.load(Ordering::Relaxed)
+    }
+
     /// Counts a request on the connection (keeping the server's handle to close it); asks
     /// for a graceful close when it is the connection's last.
     pub fn request(&self, shutdown: Option<&ConnectionShutdown>) {
@@ -96,6 +185,15 @@ impl ConnInfo {
                     waker.wake();
                 }
             }
+        }
+    }
+
+    /// Closes the connection outright (streams and responses in flight are dropped).
+    pub fn abort(&self) {
+        self.aborted.store(true, Ordering::Relaxed);
+        let waker = self.waker.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(waker) = waker {
+            waker.wake();
         }
     }
 
@@ -134,43 +232,68 @@ impl<A> Limited<A> {
     }
 }
 
-/// How long a connection that has not sent a request yet is safe from eviction: the time a
-/// client admitted from the queue has to send its first request. Without it, clients that
-/// reconnect at once when closed evicted each other in turn, and a new client admitted
-/// between them was closed before its first request.
-const FIRST_REQUEST_GRACE: Duration = Duration::from_secs(1);
+/// How long a new connection is safe from being closed for a waiting one while an older one
+/// can be closed instead: the time a client has to send its request.
+pub const NEWCOMER_GRACE: Duration = Duration::from_millis(250);
 
-/// How often a waiting connection that could not evict one (every open connection in its
-/// first-request grace) tries again.
+/// How often a waiting connection that could not make room (every open connection has a
+/// conversion in flight) tries again.
 const EVICTION_RETRY: Duration = Duration::from_millis(100);
 
-/// Asks the oldest open connection that is not closing yet, and has sent a request or was
-/// opened over [`FIRST_REQUEST_GRACE`] ago, to close; closed and closing entries are dropped
-/// from the list on the way. Whether one was asked.
-fn evict_oldest(open: &Mutex<VecDeque<Weak<ConnInfo>>>) -> bool {
+/// Whether `a` is closed before `b` to make room: one past its [`NEWCOMER_GRACE`] before
+/// one within it; among those past it, the one that moved fewer bytes per second since it
+/// was admitted (a client trickling its request body, waiting with its flow-control window
+/// full, sending only PINGs or small requests, or idle), then the older; among those within
+/// it, the older.
+fn closed_first(a: &ConnInfo, b: &ConnInfo) -> bool {
+    let (a_age, b_age) = (a.opened.elapsed(), b.opened.elapsed());
+    match (a_age >= NEWCOMER_GRACE, b_age >= NEWCOMER_GRACE) {
+        (true, false) => true,
+        (false, true) => false,
+        (false, false) => a.opened < b.opened,
+        (true, true) => {
+            let a_rate = u128::from(a.moved.load(Ordering::Relaxed)) * b_age.as_nanos();
+            let b_rate = u128::from(b.moved.load(Ordering::Relaxed)) * a_age.as_nanos();
+            a_rate < b_rate || (a_rate == b_rate && a.opened < b.opened)
+        }
+    }
+}
+
+/// Makes room for a waiting connection: closes outright the open connection that comes
+/// first by [`closed_first`] among those with no conversion in flight (the API server sends
+/// its request at once and reads the answer at once; a connection closed between requests
+/// costs it a new connection). Closed and closing entries are dropped from the list on the
+/// way. Whether one was closed.
+fn evict_for_waiting(open: &Mutex<VecDeque<Weak<ConnInfo>>>) -> bool {
     let mut open = open.lock().unwrap_or_else(|e| e.into_inner());
     open.retain(|w| {
         w.upgrade()
-            .is_some_and(|info| !info.closing.load(Ordering::Relaxed))
+            .is_some_and(|info| !info.closing.load(Ordering::Relaxed) && !info.is_aborted())
     });
-    let evictable = open.iter().position(|w| {
-        w.upgrade().is_some_and(|info| {
-            info.requests.load(Ordering::Relaxed) > 0
-                || info.opened.elapsed() >= FIRST_REQUEST_GRACE
-        })
-    });
-    if let Some(info) = evictable
-        .and_then(|i| open.remove(i))
-        .and_then(|w| w.upgrade())
-    {
-        info!(
-            graceful = info.has_handle(),
-            "closing the oldest connection for a waiting one"
-        );
-        info.close();
-        return true;
+    let mut victim: Option<(usize, Arc<ConnInfo>)> = None;
+    for (i, w) in open.iter().enumerate() {
+        let Some(info) = w.upgrade() else { continue };
+        if info.converting.load(Ordering::Relaxed) > 0 {
+            continue;
+        }
+        if victim
+            .as_ref()
+            .is_none_or(|(_, best)| closed_first(&info, best))
+        {
+            victim = Some((i, info));
+        }
     }
-    false
+    let Some((i, info)) = victim else {
+        return false;
+    };
+    open.remove(i);
+    info!(
+        age_ms = info.opened.elapsed().as_millis() as u64,
+        bytes = info.moved.load(Ordering::Relaxed),
+        "closing the slowest connection for a waiting one"
+    );
+    info.abort();
+    true
 }
 
 type Accepted<S, V> = Pin<Box<dyn Future<Output = io::Result<(S, V)>> + Send>>;
@@ -181,7 +304,7 @@ where
     S: Send + 'static,
     A: Accept<I, S> + Clone + Send + Sync + 'static,
     A::Future: Send + 'static,
-    A::Stream: Send + 'static,
+    A::Stream: HandshakeSlot + Send + 'static,
     A::Service: Send + 'static,
 {
     type Stream = Guarded<A::Stream>;
@@ -190,9 +313,11 @@ where
 
     fn accept(&self, stream: I, service: S) -> Self::Future {
         let this = self.clone();
-        let permit = Arc::clone(&self.permits).try_acquire_owned();
+        let handshake = self.inner.accept(stream, service);
         Box::pin(async move {
-            let permit = match permit {
+            let (mut stream, service) = handshake.await?;
+            stream.handshake_done();
+            let permit = match Arc::clone(&this.permits).try_acquire_owned() {
                 Ok(permit) => permit,
                 Err(_) => {
                     let Ok(_queued) = Arc::clone(&this.waiting).try_acquire_owned() else {
@@ -203,7 +328,7 @@ where
                     // One eviction per waiting connection; while every open connection is
                     // in its first-request grace, try again as the grace runs out. The
                     // semaphore wait stays queued all along (first come, first served).
-                    let mut evicted = evict_oldest(&this.open);
+                    let mut evicted = evict_for_waiting(&this.open);
                     let wait = Arc::clone(&this.permits).acquire_owned();
                     tokio::pin!(wait);
                     let timeout = tokio::time::sleep(this.limits.queue_timeout);
@@ -219,21 +344,13 @@ where
                                 return Err(io::Error::other("connection limit reached"));
                             }
                             () = tokio::time::sleep(EVICTION_RETRY), if !evicted => {
-                                evicted = evict_oldest(&this.open);
+                                evicted = evict_for_waiting(&this.open);
                             }
                         }
                     }
                 }
             };
-            let (stream, service) = this.inner.accept(stream, service).await?;
-            let info = Arc::new(ConnInfo {
-                requests: AtomicU64::new(0),
-                max_requests: this.limits.max_requests.max(1),
-                shutdown: Mutex::new(None),
-                closing: AtomicBool::new(false),
-                waker: Mutex::new(None),
-                opened: Instant::now(),
-            });
+            let info = Arc::new(ConnInfo::new(this.limits.max_requests));
             {
                 let mut open = this.open.lock().unwrap_or_else(|e| e.into_inner());
                 if open.len() >= 2 * this.limits.max_connections.max(1) {
@@ -310,7 +427,8 @@ impl<S> Guarded<S> {
         }
     }
 
-    fn active(&mut self) {
+    fn active(&mut self, n: usize) {
+        self.info.moved(n);
         let idle = self.idle;
         self.deadline.as_mut().reset(Instant::now() + idle);
     }
@@ -318,6 +436,12 @@ impl<S> Guarded<S> {
     /// An error when the connection must close now (idle, past its grace after its maximum
     /// age, or asked to close before any request); else registers for the next deadline.
     fn must_close(&mut self, cx: &mut Context<'_>) -> Option<io::Error> {
+        if self.info.aborted.load(Ordering::Relaxed) {
+            return Some(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "connection closed: a response on it was not read in time",
+            ));
+        }
         if self.info.closing.load(Ordering::Relaxed) && !self.info.has_handle() {
             return Some(io::Error::new(
                 io::ErrorKind::ConnectionAborted,
@@ -354,8 +478,9 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
         let before = buf.filled().len();
         match Pin::new(&mut self.inner).poll_read(cx, buf) {
             Poll::Ready(result) => {
-                if buf.filled().len() > before {
-                    self.active();
+                let n = buf.filled().len() - before;
+                if n > 0 {
+                    self.active(n);
                 }
                 Poll::Ready(result)
             }
@@ -374,14 +499,30 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let written = Pin::new(&mut self.inner).poll_write(cx, buf);
-        if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
-            self.active();
+        match written {
+            Poll::Ready(Ok(n)) if n > 0 => {
+                self.info.wrote(n);
+                self.active(n);
+            }
+            // A reader that does not read: the idle and abort checks still run.
+            Poll::Pending => {
+                if let Some(e) = self.must_close(cx) {
+                    return Poll::Ready(Err(e));
+                }
+            }
+            _ => {}
         }
         written
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
+        let flushed = Pin::new(&mut self.inner).poll_flush(cx);
+        if flushed.is_pending()
+            && let Some(e) = self.must_close(cx)
+        {
+            return Poll::Ready(Err(e));
+        }
+        flushed
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

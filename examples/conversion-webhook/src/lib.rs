@@ -9,16 +9,27 @@
 //! * Graceful shutdown when the `shutdown` future completes (SIGTERM in `main`).
 //!
 //! Slow and idle clients cannot starve it (see `README.md` for the limits and why): at most
-//! `max_connections` connections are open at once; the TLS handshake, the first request, the
+//! `max_connections` connections are open at once, counted from the end of their TLS
+//! handshake; at most `max_handshakes` handshakes run at once, and when they are all taken a
+//! new connection takes the slot of the handshake sending the fewest bytes per second; a
+//! response not read within `response_write_timeout` (a zero flow-control window, a full TCP
+//! window) has its connection closed, sooner when conversions wait for the memory it holds,
+//! and holds only its own size of the conversion memory budget meanwhile; the TLS
+//! handshake, the first request, the
 //! request headers and the request body each have a timeout, and a connection on which
 //! nothing moves is closed (HTTP/1.1 and HTTP/2 alike); HTTP/2 flow-control windows are small,
 //! so a connection holds little unread data; request bodies held in memory share one byte
 //! budget (a connection waits for its share; the body timeout still runs); a body announced
 //! larger than the limit is refused with 413 before it is sent (`Expect: 100-continue` gets no
-//! `100`); at most `max_concurrent_conversions` conversions run at once, each on a blocking
-//! thread so large reviews never stall the async executor.
+//! `100`); at most `max_concurrent_conversions` conversions run at once, plus one for small
+//! reviews (which have a lane of their own: an eighth of the conversion memory budget, so
+//! they never queue behind large ones), each on a blocking thread so large reviews never
+//! stall the async executor.
 
 mod connection;
+mod handshake;
+mod holders;
+mod response;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -75,7 +86,7 @@ pub struct Limits {
     pub body_read_timeout: Duration,
     /// Total bytes of request bodies held at once, over all connections.
     pub body_budget_bytes: usize,
-    /// Conversions running at once.
+    /// Conversions running at once (small reviews, [`SMALL_LANE_SHARE`], have one more).
     pub max_concurrent_conversions: usize,
     /// Connections open at once (over the cap, a new connection is closed at once).
     pub max_connections: usize,
@@ -88,7 +99,9 @@ pub struct Limits {
     /// with a `Failure` result (code 422) naming the limit.
     pub max_response_bytes: usize,
     /// Memory that conversions in flight may use together, their responses included until
-    /// sent; each conversion is admitted with its estimated cost ([`conversion_cost`]).
+    /// sent (a response holds its own size); each conversion is admitted with its estimated
+    /// cost ([`conversion_cost`]), from the small reviews' lane (an eighth,
+    /// [`SMALL_LANE_SHARE`]) when the cost fits it.
     pub conversion_memory_bytes: usize,
     /// A connection is asked to close (after its response in flight; HTTP/2: GOAWAY) this
     /// long after it was opened, and closed outright a request's time later.
@@ -98,6 +111,11 @@ pub struct Limits {
     /// How long a connection over `max_connections` waits (first come, first served) for a
     /// slot, while the oldest connection is asked to close.
     pub connection_queue_timeout: Duration,
+    /// TLS handshakes in progress at once; when all are taken, a new connection takes the
+    /// slot of the handshake sending the fewest bytes per second.
+    pub max_handshakes: usize,
+    /// A response not written this long after it was ready has its connection closed.
+    pub response_write_timeout: Duration,
 }
 
 /// Measured peak memory of one conversion per byte of request body, over the worst inputs
@@ -153,6 +171,8 @@ impl Default for Limits {
             max_connection_age: Duration::from_secs(300),
             max_requests_per_connection: 1000,
             connection_queue_timeout: Duration::from_secs(5),
+            max_handshakes: 1024,
+            response_write_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -164,24 +184,39 @@ struct AppState {
     max_body_bytes: usize,
     body_read_timeout: Duration,
     body_budget: Arc<Semaphore>,
-    conversions: Arc<Semaphore>,
+    /// The small bodies' share of the body budget ([`SMALL_BODY_BYTES`]).
+    small_body_budget: Arc<Semaphore>,
+    small_bodies: Arc<holders::Holders>,
     max_response_bytes: usize,
-    conversion_memory: Arc<Semaphore>,
-    conversion_memory_bytes: usize,
+    /// Reviews that cost at most `small.bytes` (the API server's usual reviews, kilobytes).
+    small: Lane,
+    /// The others.
+    large: Lane,
+    unsent: Arc<holders::Holders>,
 }
 
-/// A response body that holds its conversion's memory permits until hyper has written and
-/// dropped it.
-struct HeldBody {
-    bytes: Vec<u8>,
-    _memory: OwnedSemaphorePermit,
+/// Conversions admitted side by side: a share of the conversion memory budget and of the
+/// conversion threads. Small reviews have a lane of their own, so they never queue behind
+/// large conversions (or behind the memory that large responses nobody reads still hold).
+struct Lane {
+    memory: Arc<Semaphore>,
+    bytes: usize,
+    slots: Arc<Semaphore>,
 }
 
-impl AsRef<[u8]> for HeldBody {
-    fn as_ref(&self) -> &[u8] {
-        &self.bytes
+impl Lane {
+    fn new(bytes: usize, slots: usize) -> Self {
+        let bytes = permits_for(bytes.max(1)) as usize;
+        Self {
+            memory: Arc::new(Semaphore::new(bytes)),
+            bytes,
+            slots: Arc::new(Semaphore::new(slots.max(1))),
+        }
     }
 }
+
+/// The share of the conversion memory budget kept for small reviews (an eighth).
+pub const SMALL_LANE_SHARE: usize = 8;
 
 /// Semaphore permits for `bytes` (a semaphore counts at most `u32::MAX`).
 fn permits_for(bytes: usize) -> u32 {
@@ -194,16 +229,51 @@ enum BodyError {
     Broken,
 }
 
-/// Reads the body, taking its size from the shared byte budget as it arrives; the permits
-/// are held until the response is sent.
+/// A body announced at most this long is read from the small bodies' share of the body
+/// budget (an eighth of it, [`SMALL_LANE_SHARE`]), so it never queues behind large bodies.
+pub const SMALL_BODY_BYTES: u64 = 64 * 1024;
+
+/// Where a body's bytes are taken from as they arrive.
+struct BodyLane<'a> {
+    budget: &'a Arc<Semaphore>,
+    /// For small bodies: their readers, closed when stalled while others wait.
+    small: Option<(
+        &'a Arc<holders::Holders>,
+        Option<&'a Arc<connection::ConnInfo>>,
+    )>,
+}
+
+impl BodyLane<'_> {
+    /// `n` bytes of the lane's budget; while a small body waits, the connections reading a
+    /// small body for [`holders::STALL_GRACE`] or longer are closed (checked every tenth of a
+    /// second).
+    async fn take(&self, n: u32) -> Result<OwnedSemaphorePermit, BodyError> {
+        let wait = Arc::clone(self.budget).acquire_many_owned(n);
+        tokio::pin!(wait);
+        loop {
+            tokio::select! {
+                permit = &mut wait => return permit.map_err(|_| BodyError::Broken),
+                () = tokio::time::sleep(Duration::from_millis(100)), if self.small.is_some() => {
+                    if let Some((readers, _)) = self.small {
+                        readers.close_stalled(holders::STALL_GRACE, false, "small bodies wait for budget");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reads the body, taking its size from its lane's byte budget as it arrives; the permits
+/// are held until the response is built.
 async fn read_body(
     body: Body,
-    budget: &Arc<Semaphore>,
+    lane: BodyLane<'_>,
     max: usize,
 ) -> Result<(Vec<u8>, Vec<OwnedSemaphorePermit>), BodyError> {
     let mut body = body;
     let mut bytes = Vec::new();
     let mut permits = Vec::new();
+    let mut reading = None;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|_| BodyError::Broken)?;
         let Ok(data) = frame.into_data() else {
@@ -213,11 +283,12 @@ async fn read_body(
             return Err(BodyError::TooLarge);
         }
         let n = u32::try_from(data.len()).map_err(|_| BodyError::TooLarge)?;
-        let permit = Arc::clone(budget)
-            .acquire_many_owned(n)
-            .await
-            .map_err(|_| BodyError::Broken)?;
-        permits.push(permit);
+        permits.push(lane.take(n).await?);
+        if reading.is_none()
+            && let Some((readers, Some(conn))) = lane.small
+        {
+            reading = Some(readers.register(conn, data.len()));
+        }
         bytes.extend_from_slice(&data);
     }
     Ok((bytes, permits))
@@ -238,18 +309,51 @@ fn announced_length(request: &Request) -> Option<u64> {
         .ok()
 }
 
+/// `cost` bytes of `lane`'s memory. While they are not free, connections that leave a
+/// response unread past [`holders::STALL_GRACE`] without progress are closed (checked every
+/// tenth of a second, as more may stall), which gives their responses' memory back; the wait
+/// keeps its place in the queue all along.
+async fn conversion_memory(
+    lane: &Lane,
+    unsent: &holders::Holders,
+    cost: usize,
+) -> Option<OwnedSemaphorePermit> {
+    let wait = Arc::clone(&lane.memory).acquire_many_owned(permits_for(cost));
+    tokio::pin!(wait);
+    loop {
+        tokio::select! {
+            permit = &mut wait => return permit.ok(),
+            () = tokio::time::sleep(Duration::from_millis(100)) => {
+                unsent.close_stalled(holders::STALL_GRACE, true, "conversions wait for memory");
+            }
+        }
+    }
+}
+
 async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Response {
     let started = std::time::Instant::now();
+    let conn = request
+        .extensions()
+        .get::<Arc<connection::ConnInfo>>()
+        .cloned();
     // Refused before the body is read: with `Expect: 100-continue` no `100` is sent, and the
     // client learns at once instead of after sending (or after the body timeout).
-    if announced_length(&request).is_some_and(|n| n > state.max_body_bytes as u64) {
+    let announced = announced_length(&request);
+    if announced.is_some_and(|n| n > state.max_body_bytes as u64) {
         return text(StatusCode::PAYLOAD_TOO_LARGE, "request body too large");
     }
-    let read = read_body(
-        request.into_body(),
-        &state.body_budget,
-        state.max_body_bytes,
-    );
+    let lane = if announced.is_some_and(|n| n <= SMALL_BODY_BYTES) {
+        BodyLane {
+            budget: &state.small_body_budget,
+            small: Some((&state.small_bodies, conn.as_ref())),
+        }
+    } else {
+        BodyLane {
+            budget: &state.body_budget,
+            small: None,
+        }
+    };
+    let read = read_body(request.into_body(), lane, state.max_body_bytes);
     let (body, _budget) = match tokio::time::timeout(state.body_read_timeout, read).await {
         Ok(Ok(read)) => read,
         Ok(Err(BodyError::TooLarge)) => {
@@ -271,19 +375,18 @@ async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Respon
     // one conversion per permit; both within the conversion timeout. The handler itself is
     // pure and synchronous, so it runs on a blocking thread and a large review never stalls
     // the async executor.
-    let cost = conversion_cost(
-        body.len(),
-        state.max_response_bytes,
-        state.conversion_memory_bytes,
-    );
+    let cost = conversion_cost(body.len(), state.max_response_bytes, state.large.bytes);
+    let lane = if cost <= state.small.bytes {
+        &state.small
+    } else {
+        &state.large
+    };
     let max_response = state.max_response_bytes;
     let converter = Arc::clone(&state.converter);
+    let _converting = conn.as_ref().map(connection::ConnInfo::converting);
     let conversion = async {
-        let memory = Arc::clone(&state.conversion_memory)
-            .acquire_many_owned(permits_for(cost))
-            .await
-            .ok()?;
-        let permit = Arc::clone(&state.conversions).acquire_owned().await.ok()?;
+        let memory = conversion_memory(lane, &state.unsent, cost).await?;
+        let permit = Arc::clone(&lane.slots).acquire_owned().await.ok()?;
         let work = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             review::handle_bytes_within(converter.as_ref(), &body, max_response)
@@ -291,7 +394,7 @@ async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Respon
         Some((work.await, memory))
     };
     match tokio::time::timeout(state.timeout, conversion).await {
-        Ok(Some((Ok(response), memory))) => {
+        Ok(Some((Ok(response), mut memory))) => {
             info!(
                 status = response.status,
                 bytes = response.body.len(),
@@ -300,14 +403,20 @@ async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Respon
                 "conversion review"
             );
             let code = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
-            let body = bytes::Bytes::from_owner(HeldBody {
-                bytes: response.body,
-                _memory: memory,
-            });
+            // Until it is written the response holds its own size of the budget, no more: a
+            // client that does not read holds what it costs, not the conversion's estimate.
+            let held = permits_for(response.body.capacity().max(1)) as usize;
+            if held < memory.num_permits() {
+                drop(memory.split(memory.num_permits() - held));
+            }
+            let registered = conn
+                .as_ref()
+                .map(|conn| state.unsent.register(conn, response.body.len()));
+            let body = response::HeldBody::new(response.body, memory, registered);
             (
                 code,
                 [(header::CONTENT_TYPE, "application/json")],
-                Body::from(body),
+                Body::new(body),
             )
                 .into_response()
         }
@@ -395,6 +504,22 @@ fn watch_certificates(tls: RustlsConfig, cert: PathBuf, key: PathBuf, every: Dur
     });
 }
 
+/// Closes, every second (or sooner for a short timeout), the connections holding a response
+/// unsent for `write_timeout`; stops with the server.
+fn close_unread_connections(unsent: &Arc<holders::Holders>, write_timeout: Duration) {
+    let every = write_timeout.clamp(Duration::from_millis(100), Duration::from_secs(1));
+    let unsent = Arc::downgrade(unsent);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            let Some(unsent) = unsent.upgrade() else {
+                return;
+            };
+            unsent.close_stalled(write_timeout, false, "response write timeout");
+        }
+    });
+}
+
 /// The converters the webhook serves: MachinePool (its references resolved from the contract
 /// labels of `crds`) and the example provider's FooMachinePool. Built once, shared by every
 /// request.
@@ -438,14 +563,22 @@ pub async fn start(
         timeout: config.request_timeout,
         max_body_bytes: config.max_body_bytes,
         body_read_timeout: limits.body_read_timeout,
-        body_budget: Arc::new(Semaphore::new(limits.body_budget_bytes)),
-        conversions: Arc::new(Semaphore::new(limits.max_concurrent_conversions.max(1))),
+        body_budget: Arc::new(Semaphore::new(
+            limits.body_budget_bytes - limits.body_budget_bytes / SMALL_LANE_SHARE,
+        )),
+        small_body_budget: Arc::new(Semaphore::new(
+            (limits.body_budget_bytes / SMALL_LANE_SHARE).max(SMALL_BODY_BYTES as usize),
+        )),
+        small_bodies: Arc::new(holders::Holders::default()),
         max_response_bytes: limits.max_response_bytes,
-        conversion_memory: Arc::new(Semaphore::new(permits_for(
-            limits.conversion_memory_bytes.max(1),
-        ) as usize)),
-        conversion_memory_bytes: permits_for(limits.conversion_memory_bytes.max(1)) as usize,
+        small: Lane::new(limits.conversion_memory_bytes / SMALL_LANE_SHARE, 1),
+        large: Lane::new(
+            limits.conversion_memory_bytes - limits.conversion_memory_bytes / SMALL_LANE_SHARE,
+            limits.max_concurrent_conversions,
+        ),
+        unsent: Arc::new(holders::Holders::default()),
     });
+    close_unread_connections(&state.unsent, limits.response_write_timeout);
     watch_certificates(
         tls.clone(),
         config.cert.clone(),
@@ -459,7 +592,9 @@ pub async fn start(
         info!("shutting down");
         stopper.graceful_shutdown(Some(Duration::from_secs(10)));
     });
-    let acceptor = RustlsAcceptor::new(tls).handshake_timeout(limits.handshake_timeout);
+    let acceptor = RustlsAcceptor::new(tls)
+        .handshake_timeout(limits.handshake_timeout)
+        .acceptor(handshake::Handshakes::new(limits.max_handshakes));
     // No byte may move for this long: longer than a request may take, so that a connection
     // waiting for its conversion's answer is not closed.
     let idle = limits

@@ -69,6 +69,14 @@ struct Args {
     /// HTTP/2 flow-control window (connection and stream), in bytes.
     #[arg(long, default_value_t = 64 * 1024)]
     h2_window_bytes: u32,
+    /// TLS handshakes in progress at once; when all are taken, a new connection takes the
+    /// slot of the handshake sending the fewest bytes per second.
+    #[arg(long, default_value_t = 1024)]
+    max_handshakes: usize,
+    /// Seconds a response may stay unwritten (a client that does not read it) before its
+    /// connection is closed.
+    #[arg(long, default_value_t = 10)]
+    write_timeout_seconds: u64,
 }
 
 async fn terminate() {
@@ -124,6 +132,8 @@ async fn main() -> ExitCode {
             max_connection_age: Duration::from_secs(args.max_connection_age_seconds),
             max_requests_per_connection: args.max_requests_per_connection,
             connection_queue_timeout: Duration::from_secs(args.connection_queue_seconds),
+            max_handshakes: args.max_handshakes,
+            response_write_timeout: Duration::from_secs(args.write_timeout_seconds),
             ..Limits::default()
         },
     };

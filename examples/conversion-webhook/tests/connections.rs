@@ -8,127 +8,15 @@
 
 mod common;
 
-use std::io::BufRead;
-use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{connector_with_alpn, write_cert};
+use common::process::{MEMORY_LIMIT_KB, Webhook};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
-use tokio_rustls::rustls::pki_types::ServerName;
-
-/// The Deployment's memory limit (`deploy/deployment.yaml`).
-const MEMORY_LIMIT_KB: u64 = 128 * 1024;
-
-struct Webhook {
-    child: Child,
-    addr: SocketAddr,
-    dir: std::path::PathBuf,
-    cert: tokio_rustls::rustls::pki_types::CertificateDer<'static>,
-}
-
-impl Webhook {
-    /// Starts the binary with `args` and waits for the address it listens on.
-    fn start(name: &str, args: &[&str]) -> Self {
-        let dir = std::env::temp_dir().join(format!("webhook-conn-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let cert = write_cert(&dir);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_conversion-webhook"))
-            .args(["--addr", "127.0.0.1:0", "--cert-dir", dir.to_str().unwrap()])
-            .args(args)
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if line.contains("serving conversion reviews") {
-                    let _ = tx.send(line.clone());
-                }
-            }
-        });
-        let line = rx.recv_timeout(Duration::from_secs(20)).unwrap();
-        let value: serde_json::Value = serde_json::from_str(&line).unwrap();
-        let addr = value["fields"]["addr"].as_str().unwrap().parse().unwrap();
-        Self {
-            child,
-            addr,
-            dir,
-            cert,
-        }
-    }
-
-    /// Peak resident memory of the server process (VmHWM), in kB.
-    fn peak_rss_kb(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap()
-    }
-
-    fn connector(&self, alpn: &[&[u8]]) -> TlsConnector {
-        connector_with_alpn(self.cert.clone(), alpn)
-    }
-
-    async fn tls(&self, alpn: &[&[u8]]) -> std::io::Result<TlsStream<TcpStream>> {
-        let tcp = TcpStream::connect(self.addr).await?;
-        self.connector(alpn)
-            .connect(ServerName::try_from("localhost").unwrap(), tcp)
-            .await
-    }
-
-    /// Posts `body` to `/convert` on a new HTTP/1.1 connection: the status and the body.
-    async fn post_review(&self, body: Vec<u8>) -> (u16, Vec<u8>) {
-        let tls = self.tls(&[]).await.unwrap();
-        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
-            .await
-            .unwrap();
-        tokio::spawn(conn);
-        let req = hyper::Request::post("/convert")
-            .header("host", "localhost")
-            .header("content-type", "application/json")
-            .body(Full::new(Bytes::from(body)))
-            .unwrap();
-        let resp = sender.send_request(req).await.unwrap();
-        let status = resp.status().as_u16();
-        let body = resp.into_body().collect().await.unwrap().to_bytes();
-        (status, body.to_vec())
-    }
-
-    /// One HTTP/1.1 request on a new connection: the status.
-    async fn get_healthz(&self) -> Option<u16> {
-        let tls = self.tls(&[]).await.ok()?;
-        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
-            .await
-            .ok()?;
-        tokio::spawn(conn);
-        let req = hyper::Request::get("/healthz")
-            .header("host", "localhost")
-            .body(Full::new(Bytes::new()))
-            .unwrap();
-        Some(sender.send_request(req).await.ok()?.status().as_u16())
-    }
-}
-
-impl Drop for Webhook {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 /// An HTTP/1.1 client that announces a 3 MB body and sends 256 KB of it.
 async fn slow_body_client(w: &Webhook) -> Option<TlsStream<TcpStream>> {

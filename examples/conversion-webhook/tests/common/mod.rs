@@ -1,6 +1,8 @@
 //! A certificate made at test time and a TLS client trusting it, for the webhook's tests.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod process;
+
 use std::sync::Arc;
 
 use tokio_rustls::TlsConnector;
