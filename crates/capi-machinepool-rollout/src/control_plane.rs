@@ -44,6 +44,7 @@ use kube_core::{ApiResource, DynamicObject, GroupVersionKind, Resource};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::apiservers::RolloutModel;
 use crate::document::{group_of, object_label, str_at};
 use crate::skew::VersionAt;
 
@@ -116,6 +117,9 @@ pub struct ControlPlaneVersionSet {
     pub running: Vec<VersionAt>,
     /// `spec.version`: where the control plane is going, not necessarily what runs.
     pub desired: Option<VersionAt>,
+    /// How this kind turns `desired` into running kube-apiservers
+    /// ([`outlook`](Self::outlook)).
+    pub model: RolloutModel,
 }
 
 impl ControlPlaneVersionSet {
@@ -226,7 +230,11 @@ impl ControlPlaneVersionSet {
         let desired = str_at(doc, "/spec/version")
             .filter(|v| !v.is_empty())
             .map(|v| VersionAt::new(v, at("spec.version")));
-        Self { running, desired }
+        Self {
+            running,
+            desired,
+            model: RolloutModel::for_kind(kind),
+        }
     }
 
     /// True when no version is known.

@@ -6,6 +6,9 @@
 //!   mid-upgrade).
 //! * [`control_plane`]: which kube-apiserver versions a pool must respect, read from any
 //!   control plane kind its Cluster's `spec.controlPlaneRef` names.
+//! * [`apiservers`]: which of them run now and next, by what each control plane kind does
+//!   with its desired version (KubeadmControlPlane, the contract, EKS, the topology
+//!   controller), with the source lines.
 //! * [`change`]: what an update of a pool will do to its instances (version rollouts,
 //!   renamed bootstrap configs, in-place edits that never roll out); bootstrap configs are
 //!   compared at one API version ([`kubeadm_config`]).
@@ -40,6 +43,7 @@
 )]
 #![deny(missing_docs)]
 
+pub mod apiservers;
 pub mod change;
 pub mod control_plane;
 mod document;

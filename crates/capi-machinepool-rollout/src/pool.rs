@@ -35,7 +35,7 @@ pub fn kubelet_versions(pool: &v1beta2::MachinePool) -> Vec<VersionAt> {
 }
 
 /// The skew verdicts for a pool: against its Cluster's control plane when the input has it
-/// (the running versions; the desired one only as a note, [`skew::check_running`]), else
+/// (what runs now and next, [`skew::check_outlook`]), else
 /// against `fallback` (a version the caller knows, e.g. from the command line), else one
 /// [`skew::SkewRule::NotChecked`] finding that says what is missing. A pool without a version
 /// (no `spec.template.spec.version`, no `status.versions`) gets a
@@ -61,12 +61,13 @@ pub fn pool_skew(
 }
 
 impl ControlPlaneVersions {
-    /// The skew verdicts of kubelet versions against these control plane versions: the
-    /// running versions (the desired one only as a note, [`skew::check_running`]); without a
-    /// running version, against `fallback` (a version the caller knows) or else the desired
-    /// version, labelled as such; with nothing known, one [`skew::SkewRule::NotChecked`]
-    /// finding that says what is missing. What [`pool_skew`] says of a pool, for kubelet
-    /// versions from anywhere (a provider's own pool type, say).
+    /// The skew verdicts of kubelet versions against these control plane versions: what runs
+    /// now and next by the control plane's model ([`skew::check_outlook`]); without a running
+    /// version, against `fallback` (a version the caller knows) or else the desired version,
+    /// labelled as such; a topology Cluster's plan alone is not judged (the topology
+    /// controller holds the control plane until the workers fit), nor is nothing known: one
+    /// [`skew::SkewRule::NotChecked`] warning that says what is missing. What [`pool_skew`]
+    /// says of a pool, for kubelet versions from anywhere (a provider's own pool type, say).
     #[must_use]
     pub fn check_kubelets(
         &self,
@@ -74,32 +75,16 @@ impl ControlPlaneVersions {
         fallback: Option<&VersionAt>,
     ) -> Vec<SkewFinding> {
         match (self, fallback) {
-            (Self::Found(set), _) if !set.running.is_empty() => {
-                skew::check_running(&set.running, set.desired.as_ref(), kubelets)
+            (Self::Found(set), Some(known)) if set.running.is_empty() => {
+                skew::check(std::slice::from_ref(known), kubelets)
             }
-            (Self::Found(set), None) => {
-                let desired = set.desired.as_ref().map(|d| {
-                    VersionAt::new(
-                        d.version.clone(),
-                        format!(
-                            "{}, desired: the control plane reports no running version",
-                            d.at
-                        ),
-                    )
-                });
-                skew::check(desired.as_slice(), kubelets)
-            }
+            (Self::Found(set), _) => skew::check_outlook(&set.outlook(), kubelets),
             (_, Some(known)) => skew::check(std::slice::from_ref(known), kubelets),
-            (Self::Desired(desired), None) => {
-                let desired = VersionAt::new(
-                    desired.version.clone(),
-                    format!(
-                        "{}, desired: the control plane object is not in the input",
-                        desired.at
-                    ),
-                );
-                skew::check(&[desired], kubelets)
-            }
+            (Self::Desired(plan), None) => vec![skew::not_checked(format_args!(
+                "no control plane version known: the control plane object is not in the input, and {} {} is the topology controller's plan, not a running kube-apiserver: it moves the control plane one minor at a time and holds it while the workers must upgrade first (exp/topology/desiredstate computeControlPlaneVersion)",
+                plan.at,
+                capi_diagnostics::Excerpt::new(&plan.version)
+            ))],
             (Self::Unknown(why), None) => vec![skew::not_checked(format_args!(
                 "no control plane version known: {why}"
             ))],

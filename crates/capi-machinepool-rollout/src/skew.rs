@@ -40,6 +40,8 @@
 use std::fmt;
 
 use capi_diagnostics::{Excerpt, Severity};
+
+use crate::apiservers::ApiServerOutlook;
 use capi_versions::{KubeVersion, ParseKubeVersionError};
 
 /// How many minor versions a kubelet of 1.25 or newer may be older than kube-apiserver.
@@ -163,10 +165,11 @@ pub enum SkewRule {
     /// version (a note).
     NotChecked,
     /// The control plane's desired version (`spec.version`) is ahead of every running one: an
-    /// upgrade in progress (a note; the kubelet is judged against the running versions).
+    /// upgrade in progress (a note naming how the control plane gets there; kubelets are
+    /// judged against what runs now and next, [`crate::apiservers`]).
     ControlPlaneUpgrading,
-    /// The kubelet fits every running kube-apiserver, but not the control plane's desired
-    /// version: upgrade the pool before (or while) the control plane reaches it (a note).
+    /// The kubelet fits what runs now and next, but not a desired version reached by later
+    /// steps (EKS): upgrade the pool before the control plane takes them (a note).
     DesiredNarrowsWindow,
 }
 
@@ -429,65 +432,72 @@ pub fn check(control_plane: &[VersionAt], kubelets: &[VersionAt]) -> Vec<SkewFin
     findings
 }
 
-/// Checks every kubelet version against the kube-apiserver versions that run (`running`:
-/// every `status.versions[]` entry, or `status.version`), then says what the control plane's
-/// desired version (`spec.version`, `desired`) means for the pool: when it is ahead of every
-/// running version an upgrade is in progress ([`SkewRule::ControlPlaneUpgrading`], a note),
-/// and a kubelet too old (or at the edge) for it gets a [`SkewRule::DesiredNarrowsWindow`]
-/// note. The desired version never makes an error: it does not run yet. With no running
-/// version, this is [`check`] against `desired` (the caller labels it as desired).
+/// Checks every kubelet version against the kube-apiservers that run now and next
+/// ([`ApiServerOutlook::now_and_next`]: the running versions and what the control plane's
+/// [`RolloutModel`](crate::apiservers::RolloutModel) says its desired version brings at once),
+/// then says where the control plane is going when that is ahead
+/// ([`SkewRule::ControlPlaneUpgrading`], a note naming the model and its source), and for a
+/// desired version reached only by later steps (EKS), which kubelets it would leave behind
+/// ([`SkewRule::DesiredNarrowsWindow`], a note).
 ///
 /// ```
-/// use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check_running};
-/// // CAPA's EKS upgrade steps one minor at a time: spec.version v1.33 while 1.31 still runs.
-/// let running = [VersionAt::new("1.31", "AWSManagedControlPlane ns/eks status.version")];
-/// let desired = VersionAt::new("v1.33", "AWSManagedControlPlane ns/eks spec.version");
-/// let pool = [VersionAt::new("v1.31.2", "MachinePool ns/mp spec.template.spec.version")];
-/// let found = check_running(&running, Some(&desired), &pool);
-/// assert!(found.iter().all(|f| f.severity.is_none()), "{found:?}");
-/// assert_eq!(found[0].rule, SkewRule::ControlPlaneUpgrading);
+/// use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
+/// use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check_outlook};
+/// use capi_machinepool_rollout::Severity;
+/// // EKS at 1.32 asked for 1.33: CAPA has requested 1.33 from EKS, a 1.29 kubelet is too old.
+/// let eks = ControlPlaneVersionSet::from_value("AWSManagedControlPlane", &serde_json::json!({
+///     "metadata": {"name": "eks", "namespace": "ns"},
+///     "spec": {"version": "v1.33"}, "status": {"version": "1.32"}}));
+/// let pool = [VersionAt::new("v1.29.4", "MachinePool ns/mp spec.template.spec.version")];
+/// let found = check_outlook(&eks.outlook(), &pool);
+/// assert_eq!(found[0].rule, SkewRule::KubeletTooOld);
+/// assert_eq!(found[0].severity, Some(Severity::Error));
+/// assert_eq!(found[1].rule, SkewRule::ControlPlaneUpgrading);
 /// ```
 #[must_use]
-pub fn check_running(
-    running: &[VersionAt],
-    desired: Option<&VersionAt>,
-    kubelets: &[VersionAt],
-) -> Vec<SkewFinding> {
-    let (window, _) = ApiServers::from_versions(running);
+pub fn check_outlook(outlook: &ApiServerOutlook, kubelets: &[VersionAt]) -> Vec<SkewFinding> {
+    let mut findings = check(&outlook.now_and_next, kubelets);
+    let Some(desired) = &outlook.upgrading_to else {
+        return findings;
+    };
+    let (window, _) = ApiServers::from_versions(&outlook.now_and_next);
     let Some(window) = window else {
-        return check(
-            desired.map(std::slice::from_ref).unwrap_or_default(),
-            kubelets,
-        );
-    };
-    let mut findings = check(running, kubelets);
-    let Some(desired) = desired else {
         return findings;
     };
-    let (target, desired_findings) = ApiServers::from_versions(std::slice::from_ref(desired));
-    findings.extend(desired_findings);
-    let Some(target) = target else {
+    let (Ok(to), Some(oldest)) = (
+        MinorVersion::api_server(&desired.version),
+        outlook
+            .now_and_next
+            .iter()
+            .filter_map(|v| Some((MinorVersion::api_server(&v.version).ok()?, v)))
+            .min_by_key(|(m, _)| *m),
+    ) else {
         return findings;
     };
-    let (to, _) = target.newest();
-    let (newest, newest_at) = window.newest();
-    if to <= newest {
-        return findings;
-    }
     findings.push(SkewFinding {
         rule: SkewRule::ControlPlaneUpgrading,
         severity: None,
         kubelet: None,
-        api_servers: vec![desired.clone(), newest_at.clone()],
+        api_servers: vec![desired.clone(), oldest.1.clone()],
         message: format!(
-            "the control plane is moving to {to} (desired) while {newest} runs: kubelets are judged against the running versions"
+            "the control plane is moving to {to} (desired) from {} ({}): {}",
+            oldest.0,
+            outlook.model,
+            outlook.model.rollout()
         ),
     });
+    let Some(later) = &outlook.later else {
+        return findings;
+    };
+    let (target, _) = ApiServers::from_versions(std::slice::from_ref(later));
+    let Some(target) = target else {
+        return findings;
+    };
     for kubelet in kubelets.iter().filter(|v| !v.version.is_empty()) {
         let Ok(v) = MinorVersion::kubelet(&kubelet.version) else {
             continue;
         };
-        // Only a kubelet that fits every running version gets the hint.
+        // Only a kubelet that fits what runs now and next gets the hint.
         if window
             .verdict(v)
             .is_some_and(|(_, s, _, _)| s == Severity::Error)
@@ -504,10 +514,10 @@ pub fn check_running(
                 rule: SkewRule::DesiredNarrowsWindow,
                 severity: None,
                 kubelet: Some(kubelet.clone()),
-                api_servers: vec![desired.clone()],
+                api_servers: vec![later.clone()],
                 message: format!(
                     "once the control plane reaches its desired version: {message}; {}",
-                    upgrade_range(window.oldest().0, to)
+                    upgrade_range(window.oldest().0, target.newest().0)
                 ),
             });
         }

@@ -70,9 +70,13 @@ fn aws_kubeadm_both_pools_ok() {
 }
 
 /// EKS mid-upgrade: spec.version v1.33, status.version 1.31. CAPA's reconcileClusterVersion
-/// steps one minor at a time ("you can only upgrade increments of minor versions"): 1.31 runs,
-/// 1.33 is where it goes. The pool at v1.31.2 is healthy (issue 29: "today: exit 1 on a
-/// healthy pool at 1.31.2"); the pool at v1.29.1 fits 1.31 but not 1.33: a note, not an error.
+/// (kubernetes-sigs/cluster-api-provider-aws pkg/cloud/services/eks/cluster.go) asks EKS for the
+/// running version plus one minor ("you can only upgrade increments of minor versions"): 1.31
+/// runs, 1.32 is requested (runs next), 1.33 is a plan. The pool at v1.31.2 fits 1.31 and 1.32
+/// (issue 29: "today: exit 1 on a healthy pool at 1.31.2"); the pool at v1.29.1 fits them too,
+/// at the edge against 1.32 (a warning: the next step leaves it behind), and 1.33 would not fit
+/// (a note). Both exit 0 (issue 49: "a multi-minor EKS step where the pool fits every step on
+/// the way stays exit 0").
 #[test]
 fn eks_desired_ahead_of_running_is_an_upgrade_in_progress() {
     let report = validate("eks-managed.yaml");
@@ -90,6 +94,7 @@ fn eks_desired_ahead_of_running_is_an_upgrade_in_progress() {
                 V1B2,
                 true,
                 &[
+                    (SkewRule::AtTheEdgeOfTheWindow, Some(Severity::Warning)),
                     (SkewRule::ControlPlaneUpgrading, None),
                     (SkewRule::DesiredNarrowsWindow, None)
                 ]
@@ -98,10 +103,97 @@ fn eks_desired_ahead_of_running_is_an_upgrade_in_progress() {
     );
     let text = report.to_string();
     assert!(
+        text.contains("kube-apiserver v1.32 (AWSManagedControlPlane team-a/eks-cp spec.version: the step CAPA has requested from EKS, running 1.31 + 1 minor)"),
+        "{text}"
+    );
+    assert!(
         text.contains("an upgrade of the pool to 1.30 .. 1.31 fits both the running and the desired kube-apiserver"),
         "{text}"
     );
     assert!(!text.contains("apiservers-too-far-apart"), "{text}");
+}
+
+/// EKS with the step already requested (issue 49): spec.version v1.33, status.version 1.32, a
+/// node group at v1.29.4. reconcileClusterVersion asks EKS for 1.32 + 1 minor = 1.33, and a
+/// requested EKS update is not undone: 1.33 runs next, four minors ahead. Exit 1.
+#[test]
+fn eks_step_requested_is_judged_as_running_next() {
+    let report = validate("eks-step-requested.yaml");
+    assert_eq!(
+        verdicts(&report),
+        [v(
+            "team-a/eks-ng-a",
+            V1B1,
+            false,
+            &[
+                (SkewRule::KubeletTooOld, Some(Severity::Error)),
+                (SkewRule::ControlPlaneUpgrading, None)
+            ]
+        )]
+    );
+    let text = report.to_string();
+    assert!(
+        text.contains("kubelet 1.29 is 4 minor versions older than kube-apiserver 1.33"),
+        "{text}"
+    );
+    assert!(text.contains("(EKS, one minor per step)"), "{text}");
+}
+
+/// A KubeadmControlPlane asked to upgrade (issue 49): spec.version v1.35.0, status.version
+/// v1.34.0, a pool at v1.31.0. KCP marks for rollout every machine whose version is not
+/// spec.version (controlplane/kubeadm/pkg/filters.go lines 140-147 at ae7ff047: "Machine version
+/// %q is not equal to KCP version %q") and status.version is the lowest machine version
+/// (reconcilers/kubeadmcontrolplane/status.go lines 146-154), so 1.35 may already run: the
+/// kubelet is four minors behind it. Exit 1 (was exit 0 with a note).
+#[test]
+fn kcp_asked_to_upgrade_is_judged_against_its_desired_version() {
+    let report = validate("kcp-upgrade-requested.yaml");
+    assert_eq!(
+        verdicts(&report),
+        [v(
+            "default/worker-mp-0",
+            V1B2,
+            false,
+            &[
+                (SkewRule::KubeletTooOld, Some(Severity::Error)),
+                (SkewRule::ControlPlaneUpgrading, None)
+            ]
+        )]
+    );
+    let text = report.to_string();
+    assert!(
+        text.contains("kube-apiserver v1.35.0 (KubeadmControlPlane default/controlplane spec.version, rolled out now (KubeadmControlPlane))"),
+        "{text}"
+    );
+    assert!(
+        text.contains("controlplane/kubeadm/pkg/filters.go"),
+        "{text}"
+    );
+}
+
+/// A ClusterClass Cluster without its control plane object (issue 49): spec.topology.version
+/// v1.35.0, a pool at v1.31.5. The topology controller holds the control plane while workers
+/// must upgrade first (exp/topology/desiredstate/desired_state.go computeControlPlaneVersion at
+/// ae7ff047: "If the MachineDeployments/MachinePools are required to upgrade, then do not pick
+/// up the next control plane version yet"): the version is a plan, nothing known runs. Exit 0
+/// with a not-checked warning (was exit 1 "too old" against the plan).
+#[test]
+fn a_topology_plan_alone_is_not_judged() {
+    let report = validate("topology-plan-only.yaml");
+    assert_eq!(
+        verdicts(&report),
+        [v(
+            "default/quick-mp-0-9m2wz",
+            V1B2,
+            true,
+            &[(SkewRule::NotChecked, Some(Severity::Warning))]
+        )]
+    );
+    let text = report.to_string();
+    assert!(
+        text.contains("spec.topology.version v1.35.0 is the topology controller's plan, not a running kube-apiserver"),
+        "{text}"
+    );
 }
 
 /// Only status.versions, no spec.version: every listed version runs, so a 1.35 kubelet is newer

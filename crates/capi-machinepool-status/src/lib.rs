@@ -27,5 +27,7 @@ pub use conditions::{
     External, Inputs, MachinePoolMachines, ReplicaCounters, VersionTally, apply, replica_counters,
     runs_version, version_tally,
 };
-pub use typed::{AnyMachinePool, ExternalObject, TypedInputError, apply_to, verdict_of};
-pub use upgrade::{Counter, Pending, UpgradeVerdict, upgrade_verdict};
+pub use typed::{
+    AnyMachinePool, ExternalObject, TypedInputError, apply_to, verdict_of, verdict_with_nodes_of,
+};
+pub use upgrade::{Counter, Pending, UpgradeVerdict, upgrade_verdict, upgrade_verdict_with_nodes};

@@ -47,7 +47,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::conditions::{External, Inputs, apply};
-use crate::upgrade::{UpgradeVerdict, upgrade_verdict};
+use crate::upgrade::{UpgradeVerdict, upgrade_verdict, upgrade_verdict_with_nodes};
 
 /// Why typed inputs could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -201,6 +201,18 @@ pub fn apply_to<P: AnyMachinePool>(
         pool.write_v1beta2_status(hub);
     }
     Ok(changed)
+}
+
+/// [`upgrade_verdict_with_nodes`] on a MachinePool of either API version (read at v1beta2).
+///
+/// # Errors
+/// When a v1beta1 pool does not convert to v1beta2.
+pub fn verdict_with_nodes_of<P: AnyMachinePool>(
+    pool: &P,
+    nodes: &[k8s_openapi::api::core::v1::Node],
+) -> Result<UpgradeVerdict, TypedInputError> {
+    let hub = pool.at_v1beta2()?;
+    Ok(upgrade_verdict_with_nodes(&hub, nodes))
 }
 
 /// [`upgrade_verdict`] on a MachinePool of either API version (read at v1beta2).

@@ -18,8 +18,21 @@
 //! 3. every `status.versions` entry runs the template version (see
 //!    [`runs_version`](crate::conditions::runs_version)), and the entries account for every
 //!    desired replica ([`Pending::VersionsBehind`], [`Pending::VersionsIncomplete`]);
-//! 4. `status.replicas`, `upToDateReplicas`, `readyReplicas` and `availableReplicas` all equal
-//!    `spec.replicas` (the v1beta2 counters, whose meaning the improve-status proposal defines).
+//! 4. `status.replicas`, `readyReplicas` and `availableReplicas` all equal `spec.replicas`, and
+//!    `upToDateReplicas` too when the status was written by a controller that computes it (a
+//!    `RollingOut` condition is reported, as [`apply`](crate::conditions::apply) writes both).
+//!    Upstream's counter says nothing: without MachinePool Machines it writes `spec.replicas`
+//!    whatever runs, with them it counts Machines whose `UpToDate` is True
+//!    (`core/reconcilers/machinepool/machinepool_controller_status.go` `setReplicas` at
+//!    ae7ff047), a condition the Machine controller never sets on MachinePool Machines
+//!    (`core/reconcilers/machine/machine_controller_status.go` `setUpToDateCondition`: only for
+//!    Machines of a MachineSet of a MachineDeployment) and upstream's MachinePool controller
+//!    sets True on every Machine not being deleted, whatever its version
+//!    (`machinepool_controller.go` `setMachinesUptoDate`); releases without that last function
+//!    write 0 forever, so a gate on it never opens. Upstream's own upgrade check ignores it.
+//!
+//! [`upgrade_verdict_with_nodes`] adds upstream's own check, `IsMachinePoolUpgrading`: the
+//! kubelet of every Node in `status.nodeRefs` runs the template version.
 //!
 //! ```
 //! use capi_machinepool_status::upgrade::{Pending, upgrade_verdict};
@@ -44,7 +57,8 @@ use capi_machinepool_api::v1beta2::MachinePool;
 
 use capi_conditions::types::{FALSE, condition as ct};
 
-use crate::conditions::version_tally;
+use crate::conditions::{runs_version, version_tally};
+use k8s_openapi::api::core::v1::Node;
 
 /// Whether an upgrade (or any rollout) of a MachinePool is complete.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,6 +129,21 @@ pub enum Pending {
         reported: i32,
         /// `spec.replicas`.
         desired: i32,
+    },
+    /// A Node the pool references (`status.nodeRefs`) runs another kubelet version than the
+    /// template's.
+    NodeBehind {
+        /// The Node's name.
+        node: String,
+        /// Its `status.nodeInfo.kubeletVersion`.
+        kubelet: String,
+        /// `spec.template.spec.version`.
+        desired: String,
+    },
+    /// A Node the pool references is not among the Nodes given.
+    NodeNotFound {
+        /// The Node's name.
+        node: String,
     },
     /// A counter differs from `spec.replicas`.
     Counter {
@@ -196,6 +225,15 @@ impl fmt::Display for Pending {
                 f,
                 "status.versions accounts for {reported} of {desired} replicas"
             ),
+            Self::NodeBehind {
+                node,
+                kubelet,
+                desired,
+            } => write!(f, "Node {node} runs kubelet {kubelet}, not {desired}"),
+            Self::NodeNotFound { node } => write!(
+                f,
+                "Node {node} (status.nodeRefs) is not among the Nodes given"
+            ),
             Self::Counter {
                 counter,
                 value: Some(v),
@@ -230,6 +268,74 @@ pub fn upgrade_verdict(mp: &MachinePool) -> UpgradeVerdict {
             pending.extend(counters_check(mp, desired));
         }
         None => pending.push(Pending::ReplicasUnset),
+    }
+    if pending.is_empty() {
+        UpgradeVerdict::Complete
+    } else {
+        UpgradeVerdict::Pending(pending)
+    }
+}
+
+/// [`upgrade_verdict`], then upstream's own upgrade check on the pool's Nodes
+/// (`IsMachinePoolUpgrading`, `internal/topology/check/upgrade.go` at ae7ff047): the kubelet of
+/// every Node in `status.nodeRefs` runs `spec.template.spec.version`
+/// ([`Pending::NodeBehind`]); a referenced Node missing from `nodes` is
+/// [`Pending::NodeNotFound`] (upstream fails its check). Versions are compared as rule 3
+/// compares them ([`runs_version`](crate::conditions::runs_version): a vendor build suffix such
+/// as `-eks-5e0fdde` runs its release), where upstream compares the strings and would never
+/// see such a pool done. `nodes`: the cluster's Nodes, as `kubectl get nodes` lists them.
+///
+/// ```
+/// use capi_machinepool_status::upgrade::{Pending, upgrade_verdict_with_nodes};
+/// use capi_machinepool_api::v1beta2::MachinePool;
+/// use k8s_openapi::api::core::v1::Node;
+/// let mp: MachinePool = serde_json::from_value(serde_json::json!({
+///   "metadata": {"name": "pool", "generation": 2},
+///   "spec": {"clusterName": "c", "replicas": 1, "template": {"spec": {"clusterName": "c",
+///     "version": "v1.35.0", "bootstrap": {"dataSecretName": ""},
+///     "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DevMachinePool", "name": "p"}}}},
+///   "status": {"observedGeneration": 2, "replicas": 1, "readyReplicas": 1, "availableReplicas": 1,
+///     "upToDateReplicas": 0, "nodeRefs": [{"kind": "Node", "name": "n1"}],
+///     "versions": [{"version": "v1.35.0", "replicas": 1}]}})).unwrap();
+/// let node: Node = serde_json::from_value(serde_json::json!({
+///   "metadata": {"name": "n1"}, "status": {"nodeInfo": {"kubeletVersion": "v1.35.0",
+///     "architecture": "", "bootID": "", "containerRuntimeVersion": "", "kernelVersion": "",
+///     "kubeProxyVersion": "", "machineID": "", "operatingSystem": "", "osImage": "", "systemUUID": ""}}})).unwrap();
+/// // upToDateReplicas 0 as upstream writes it for MachinePool Machines: not judged.
+/// assert!(upgrade_verdict_with_nodes(&mp, &[node]).is_complete());
+/// assert_eq!(upgrade_verdict_with_nodes(&mp, &[]).pending(), [Pending::NodeNotFound { node: "n1".into() }]);
+/// ```
+#[must_use]
+pub fn upgrade_verdict_with_nodes(mp: &MachinePool, nodes: &[Node]) -> UpgradeVerdict {
+    let mut pending = match upgrade_verdict(mp) {
+        UpgradeVerdict::Complete => Vec::new(),
+        UpgradeVerdict::Pending(p) => p,
+    };
+    let desired = &mp.spec.template.spec.version;
+    if !desired.is_empty() {
+        for node_ref in mp.status.node_refs.iter().flatten() {
+            let name = node_ref.name.clone().unwrap_or_default();
+            let node = nodes
+                .iter()
+                .find(|n| n.metadata.name.as_deref() == Some(name.as_str()));
+            let Some(node) = node else {
+                pending.push(Pending::NodeNotFound { node: name });
+                continue;
+            };
+            let kubelet = node
+                .status
+                .as_ref()
+                .and_then(|s| s.node_info.as_ref())
+                .map(|i| i.kubelet_version.clone())
+                .unwrap_or_default();
+            if !runs_version(desired, &kubelet) {
+                pending.push(Pending::NodeBehind {
+                    node: name,
+                    kubelet,
+                    desired: desired.clone(),
+                });
+            }
+        }
     }
     if pending.is_empty() {
         UpgradeVerdict::Complete
@@ -293,9 +399,11 @@ fn versions_check(mp: &MachinePool, desired: i32) -> Vec<Pending> {
     out
 }
 
-/// Rule 4: every counter equals `spec.replicas`.
+/// Rule 4: every counter equals `spec.replicas`; `upToDateReplicas` only when the status was
+/// written by a controller that computes it (a `RollingOut` condition is reported).
 fn counters_check(mp: &MachinePool, desired: i32) -> Vec<Pending> {
     let s = &mp.status;
+    let up_to_date_computed = capi_conditions::get(mp, ct::ROLLING_OUT).is_some();
     [
         (Counter::Replicas, s.replicas),
         (Counter::UpToDate, s.up_to_date_replicas),
@@ -303,6 +411,7 @@ fn counters_check(mp: &MachinePool, desired: i32) -> Vec<Pending> {
         (Counter::Available, s.available_replicas),
     ]
     .into_iter()
+    .filter(|(counter, _)| *counter != Counter::UpToDate || up_to_date_computed)
     .filter(|(_, value)| *value != Some(desired))
     .map(|(counter, value)| Pending::Counter {
         counter,

@@ -29,7 +29,10 @@ use capi_machinepool_api::views::Machine;
 use capi_machinepool_status::conditions::{
     self as machine_pool, External, Inputs, MachinePoolMachines, ReplicaCounters, replica_counters,
 };
-use capi_machinepool_status::upgrade::{Counter, Pending, UpgradeVerdict, upgrade_verdict};
+use capi_machinepool_status::typed::verdict_with_nodes_of;
+use capi_machinepool_status::upgrade::{
+    Counter, Pending, UpgradeVerdict, upgrade_verdict, upgrade_verdict_with_nodes,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube_core::DynamicObject;
@@ -293,13 +296,13 @@ fn rows() -> Vec<Row> {
                 "Waiting for Machines to report UpToDate",
             ),
             rolling_out: not_rolling(),
-            // Upstream counts Machines here too: none.
+            // Upstream counts Machines here too: none. Its upToDateReplicas is not judged
+            // (no RollingOut condition: upstream's counter says nothing, see upgrade.rs rule 4).
             upstream_verdict: vec![
                 Pending::VersionsIncomplete {
                     reported: 0,
                     desired: 2,
                 },
-                counter(Counter::UpToDate, 0, 2),
                 counter(Counter::Ready, 0, 2),
                 counter(Counter::Available, 0, 2),
             ],
@@ -533,4 +536,87 @@ mod props {
             );
         }
     }
+}
+
+/// The Nodes of a fixture (its `kind: Node` documents).
+fn nodes(name: &str) -> Vec<k8s_openapi::api::core::v1::Node> {
+    let path = format!(
+        "{}/tests/fixtures/upgrade/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let docs: Vec<Value> =
+        serde_saphyr::from_multiple(&std::fs::read_to_string(path).unwrap()).unwrap();
+    docs.iter()
+        .filter(|d| d["kind"] == "Node")
+        .map(|d| serde_json::from_value(d.clone()).unwrap())
+        .collect()
+}
+
+/// A pool with MachinePool Machines (DevMachinePool) after its upgrade, as a release without
+/// `setMachinesUptoDate` writes it: `upToDateReplicas` 0 forever (issue 49). `setReplicas`
+/// counts Machines whose UpToDate is True (core/reconcilers/machinepool/
+/// machinepool_controller_status.go lines 61-77 at ae7ff047), and the Machine controller sets
+/// UpToDate only on Machines of a MachineSet of a MachineDeployment
+/// (core/reconcilers/machine/machine_controller_status.go lines 658-673). Upstream's own check,
+/// `IsMachinePoolUpgrading` (internal/topology/check/upgrade.go lines 68-91), compares the
+/// kubelet of each `status.nodeRefs` Node with the template version. The gate opens when every
+/// Node runs it, and stays shut while one does not.
+#[test]
+fn machine_pool_machines_gate_opens_on_the_nodes_kubelets() {
+    let name = "supported-upgraded-zero-up-to-date.yaml";
+    let f = load(name);
+    assert_eq!(f.pool.status.up_to_date_replicas, Some(0));
+    // The pool alone: upstream's counter is not judged, the versions are at the target.
+    assert_eq!(verdict_list(&upgrade_verdict(&f.pool)), []);
+    let nodes = nodes(name);
+    assert_eq!(nodes.len(), 2);
+    assert!(upgrade_verdict_with_nodes(&f.pool, &nodes).is_complete());
+    // One Node still runs the old kubelet: pending, naming it.
+    let mut behind = nodes.clone();
+    behind[1]
+        .status
+        .as_mut()
+        .unwrap()
+        .node_info
+        .as_mut()
+        .unwrap()
+        .kubelet_version = "v1.34.2".into();
+    assert_eq!(
+        verdict_list(&upgrade_verdict_with_nodes(&f.pool, &behind)),
+        [Pending::NodeBehind {
+            node: "worker-mp-0-k3v9z".into(),
+            kubelet: "v1.34.2".into(),
+            desired: "v1.35.0".into(),
+        }]
+    );
+    assert_eq!(
+        upgrade_verdict_with_nodes(&f.pool, &behind).pending()[0].to_string(),
+        "Node worker-mp-0-k3v9z runs kubelet v1.34.2, not v1.35.0"
+    );
+    // A referenced Node that is gone: pending (upstream's check fails on it too).
+    assert_eq!(
+        verdict_list(&upgrade_verdict_with_nodes(&f.pool, &nodes[..1])),
+        [Pending::NodeNotFound {
+            node: "worker-mp-0-k3v9z".into()
+        }]
+    );
+    // The same pool at v1beta1 (both API versions, converted as upstream converts it): the
+    // same verdicts.
+    let mut resolver = capi_machinepool_conversion::StaticResolver::new();
+    resolver.insert(
+        "infrastructure.cluster.x-k8s.io",
+        "DevMachinePool",
+        "infrastructure.cluster.x-k8s.io/v1beta2",
+    );
+    resolver.insert(
+        "bootstrap.cluster.x-k8s.io",
+        "KubeadmConfig",
+        "bootstrap.cluster.x-k8s.io/v1beta2",
+    );
+    let old = capi_machinepool_conversion::machine_pool::from_hub(&f.pool, &resolver).unwrap();
+    assert!(verdict_with_nodes_of(&old, &nodes).unwrap().is_complete());
+    assert_eq!(
+        verdict_list(&verdict_with_nodes_of(&old, &behind).unwrap()),
+        verdict_list(&upgrade_verdict_with_nodes(&f.pool, &behind))
+    );
 }
