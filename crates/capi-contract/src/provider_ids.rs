@@ -32,11 +32,16 @@ use std::fmt;
 use capi_diagnostics::excerpt::Excerpt;
 
 mod nodes;
+mod ownership;
 
 pub use nodes::{
     ClusterNodeReport, Difference, ListedMoreThanOnce, Lookalike, Matched, NearMiss, NodeId,
     NodeReport, NodesError, SharedByNodes, UNINITIALIZED_TAINT, Uninitialized, UpstreamView,
-    match_node_objects, match_pools, nodes_from_value,
+    joining_allowance, match_node_objects, match_pools, nodes_from_value,
+};
+pub use ownership::{
+    CLUSTER_NAMESPACE_ANNOTATION, ListedByPools, OWNER_KIND_ANNOTATION, OWNER_NAME_ANNOTATION,
+    OwnedByAnother, OwnedList, Ownership, ownership,
 };
 
 /// Longest provider ID the contract allows (`+kubebuilder:validation:items:MaxLength=512`).

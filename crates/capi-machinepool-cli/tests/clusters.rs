@@ -163,3 +163,104 @@ fn bootstrap_config_compared_across_api_versions() {
         );
     }
 }
+
+/// One instance listed by two pools (issue 49): prod-mp-b lists prod-mp-a's
+/// i-0a0000000000000a2; prod-mp-a's own AWSMachinePool lists it too and is no duplicate (same
+/// owner: its ownerReference). Upstream would reference and count the Node in both pools
+/// (getNodeReferences), flip its owner annotations (patchNodes, machinepool_controller_noderef.go
+/// lines 236-260 at ae7ff047) and delete it from under one pool when the other drops the ID
+/// (deleteRetiredNodes, lines 168-198). A Node annotated for prod-mp-c (not given) that
+/// prod-mp-b lists is claimed twice too. Exit 1, both pools named.
+#[test]
+fn one_instance_in_two_pools_fails_naming_both() {
+    let (code, text) = check(
+        &fixture("two-pools-one-instance.yaml"),
+        &fixture("two-pools-one-instance-nodes.yaml"),
+    );
+    assert_eq!(code, Some(1), "{text}");
+    let shared = "aws:///us-east-1a/i-0a0000000000000a2 (Node ip-10-0-1-22.ec2.internal) is also listed by MachinePool";
+    assert!(
+        text.contains(&format!(
+            "  ERROR {shared} default/prod-mp-b: both pools reference the Node and count it"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "  ERROR {shared} default/prod-mp-a: both pools reference the Node"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("  ERROR Node ip-10-0-2-32.ec2.internal (aws:///us-east-1b/i-0b0000000000000b2) carries the owner annotations of MachinePool default/prod-mp-c"),
+        "{text}"
+    );
+    assert!(
+        text.contains("deleteRetiredNodes deletes the Node the other still runs"),
+        "{text}"
+    );
+    // The AWSMachinePool is prod-mp-a's: its IDs are not a duplicate of prod-mp-a's.
+    let infra = text
+        .split("AWSMachinePool default/prod-mp-a")
+        .nth(1)
+        .unwrap()
+        .split("Nodes are in no given pool")
+        .next()
+        .unwrap();
+    assert!(
+        infra.contains("also listed by MachinePool default/prod-mp-b"),
+        "{infra}"
+    );
+    assert!(
+        !infra.contains("also listed by MachinePool default/prod-mp-a"),
+        "{infra}"
+    );
+    assert_eq!(text.matches("is also listed by").count(), 3, "{text}");
+    // Without prod-mp-b's extra ID and the annotations, the same cluster passes (the
+    // MachinePool and its AWSMachinePool side by side).
+    let healthy = std::fs::read_to_string(fixture("two-pools-one-instance.yaml"))
+        .unwrap()
+        .replace("  - aws:///us-east-1b/i-0b0000000000000b2\n  - aws:///us-east-1a/i-0a0000000000000a2\n", "  - aws:///us-east-1b/i-0b0000000000000b2\n");
+    let healthy = temp_file("two-pools-healthy.yaml", healthy.as_bytes());
+    let (code, text) = check(
+        healthy.to_str().unwrap(),
+        &fixture("aws-kubeadm-nodes.yaml"),
+    );
+    assert_eq!(code, Some(0), "{text}");
+}
+
+/// A pool scaling up (issue 49): two listed instances booting, their Nodes not joined yet.
+/// Upstream's phase is ScalingUp while spec.replicas is above the ready replicas
+/// (machinepool_controller_phases.go lines 80-86 at ae7ff047) and it waits at severity Info
+/// (machinepool_controller_noderef.go line 156: WaitingForReplicasReady). Not an error: exit 0,
+/// "not joined yet". The same IDs on a Running pool are errors.
+#[test]
+fn a_pool_scaling_up_is_not_an_error() {
+    let (code, text) = check(
+        &fixture("scaling-up.yaml"),
+        &fixture("aws-kubeadm-nodes.yaml"),
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("  INFO  not joined yet: aws:///us-east-1a/i-0a0000000000000a4 (the pool is scaling up: phase ScalingUp, 2 of 4 replicas ready; upstream waits for it at severity Info, WaitingForReplicasReady)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  OK every joined instance has one Node; 2 on their way"),
+        "{text}"
+    );
+    assert!(!text.contains("ERROR"), "{text}");
+    let running = std::fs::read_to_string(fixture("scaling-up.yaml"))
+        .unwrap()
+        .replace("phase: ScalingUp", "phase: Running");
+    let running = temp_file("scaling-up-running.yaml", running.as_bytes());
+    let (code, text) = check(
+        running.to_str().unwrap(),
+        &fixture("aws-kubeadm-nodes.yaml"),
+    );
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("  ERROR provider ID without Node: aws:///us-east-1a/i-0a0000000000000a4"),
+        "{text}"
+    );
+}

@@ -204,6 +204,58 @@ impl NodeReport {
             && self.listed_more_than_once.is_empty()
             && self.shared_by_nodes.is_empty()
     }
+
+    /// Whether every listed ID without a Node is explained by a scale-up that allows `joining`
+    /// instances on their way ([`joining_allowance`]): there are at most that many, and no
+    /// Node has one of them written differently (a near miss: that instance joined and will
+    /// never match).
+    #[must_use]
+    pub fn only_joining(&self, joining: usize) -> bool {
+        self.ids_without_node.len() <= joining
+            && !self
+                .ids_without_node
+                .iter()
+                .any(|id| self.near_misses.iter().any(|m| &m.listed == id))
+    }
+
+    /// [`is_clean`](Self::is_clean) for a pool that is scaling up: the IDs without a Node are
+    /// [`only_joining`](Self::only_joining).
+    #[must_use]
+    pub fn is_clean_while_joining(&self, joining: usize) -> bool {
+        self.only_joining(joining)
+            && self.listed_more_than_once.is_empty()
+            && self.shared_by_nodes.is_empty()
+    }
+}
+
+/// How many listed instances of a MachinePool may still be without a Node because the pool is
+/// scaling up: its desired replicas minus its ready ones, while its phase says it is scaling
+/// up or provisioning (`ScalingUp`, `Scaling` under an autoscaler, `Provisioning`,
+/// `Provisioned`, `Pending`), else 0 (no phase: nothing says instances are on their way). Upstream waits for such instances at severity Info and requeues
+/// (`machinepool_controller_noderef.go` line 156 at ae7ff047: `WaitingForReplicasReady`,
+/// `ConditionSeverityInfo`, `RequeueAfter: 30s`); a Running or ScalingDown pool has no
+/// instance on its way, so an ID without a Node there is an error.
+///
+/// ```
+/// use capi_contract::provider_ids::joining_allowance;
+/// assert_eq!(joining_allowance(Some("ScalingUp"), Some(3), Some(1)), 2);
+/// assert_eq!(joining_allowance(Some("Running"), Some(3), Some(1)), 0);
+/// assert_eq!(joining_allowance(None, Some(2), None), 0);
+/// ```
+#[must_use]
+pub fn joining_allowance(phase: Option<&str>, desired: Option<i64>, ready: Option<i64>) -> usize {
+    let scaling = phase.is_some_and(|p| {
+        matches!(
+            p,
+            "ScalingUp" | "Scaling" | "Provisioning" | "Provisioned" | "Pending"
+        )
+    });
+    let missing = desired.unwrap_or(0).saturating_sub(ready.unwrap_or(0));
+    if scaling {
+        usize::try_from(missing).unwrap_or(0)
+    } else {
+        0
+    }
 }
 
 /// The outcome of matching every given pool of a cluster with its Nodes.

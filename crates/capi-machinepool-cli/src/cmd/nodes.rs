@@ -14,7 +14,8 @@ use std::process::ExitCode;
 
 use capi_contract::fields::infra_machine_pool::{PROVIDER_ID_LIST, REPLICAS};
 use capi_contract::provider_ids::{
-    ClusterNodeReport, Difference, NodeReport, UNINITIALIZED_TAINT, match_pools, nodes_from_value,
+    ClusterNodeReport, Difference, NodeReport, OwnedList, Ownership, UNINITIALIZED_TAINT,
+    joining_allowance, match_pools, nodes_from_value, ownership,
 };
 use capi_diagnostics::excerpt::excerpt;
 use serde_json::{Value, json};
@@ -29,6 +30,24 @@ struct Pool {
     source: String,
     list: Vec<String>,
     replicas: Option<i64>,
+    /// The MachinePool that owns the list (`namespace/name`): the pool itself, or for an
+    /// InfraMachinePool the MachinePool its owner reference names, or the given MachinePool
+    /// whose `infrastructureRef` names it, else its own name.
+    owner: String,
+    /// `owner` is a MachinePool's name (not a guess from the InfraMachinePool's own name).
+    owner_known: bool,
+    /// How many listed IDs may be without a Node because the pool is scaling up, and why.
+    joining: (usize, String),
+    /// An InfraMachinePool's owner reference to its MachinePool (`namespace/name`).
+    owner_ref: Option<String>,
+    /// A MachinePool's `spec.template.spec.infrastructureRef` (`kind`, `namespace/name`).
+    infra_ref: Option<(String, String)>,
+}
+
+impl Pool {
+    fn is_clean(&self, r: &NodeReport) -> bool {
+        r.is_clean_while_joining(self.joining.0)
+    }
 }
 
 /// A file holding one `List` document is streamed item by item, so that neither the
@@ -173,17 +192,73 @@ fn pool(value: &Value, source: String) -> Result<Option<Pool>, Failure> {
         Err(e) => return Err(format!("{source}: {e}").into()),
     };
     let meta = &value["metadata"];
+    let namespace = meta["namespace"].as_str().unwrap_or_default();
     let name = match (meta["namespace"].as_str(), meta["name"].as_str()) {
         (Some(ns), Some(n)) => format!("{ns}/{n}"),
         (None, Some(n)) => n.to_owned(),
         _ => "<no name>".to_owned(),
     };
+    let qualified = |n: &str| {
+        if namespace.is_empty() {
+            n.to_owned()
+        } else {
+            format!("{namespace}/{n}")
+        }
+    };
+    let kind = value["kind"].as_str().unwrap_or("<no kind>").to_owned();
+    let is_machine_pool = kind == "MachinePool";
+    let owner_ref = meta["ownerReferences"]
+        .as_array()
+        .and_then(|refs| refs.iter().find(|r| r["kind"] == "MachinePool"))
+        .and_then(|r| r["name"].as_str())
+        .map(qualified);
+    let infra = &value["spec"]["template"]["spec"]["infrastructureRef"];
+    let infra_ref = match (
+        is_machine_pool,
+        infra["kind"].as_str(),
+        infra["name"].as_str(),
+    ) {
+        (true, Some(k), Some(n)) => Some((k.to_owned(), qualified(n))),
+        _ => None,
+    };
+    // A MachinePool's phase and counters say whether instances are on their way (upstream's
+    // phase reads the Node-based ready replicas: v1beta2 status.deprecated.v1beta1, v1beta1
+    // status.readyReplicas).
+    let joining = if is_machine_pool {
+        let status = &value["status"];
+        let phase = status["phase"].as_str();
+        let desired = value["spec"]["replicas"].as_i64();
+        let ready = status["deprecated"]["v1beta1"]["readyReplicas"]
+            .as_i64()
+            .or_else(|| status["readyReplicas"].as_i64());
+        let n = joining_allowance(phase, desired, ready);
+        (
+            n,
+            format!(
+                "phase {}, {} of {} replicas ready",
+                phase.unwrap_or("unset"),
+                ready.unwrap_or(0),
+                desired.unwrap_or(0)
+            ),
+        )
+    } else {
+        (0, String::new())
+    };
     Ok(Some(Pool {
-        kind: value["kind"].as_str().unwrap_or("<no kind>").to_owned(),
+        owner: if is_machine_pool {
+            name.clone()
+        } else {
+            owner_ref.clone().unwrap_or_else(|| name.clone())
+        },
+        owner_known: is_machine_pool || owner_ref.is_some(),
+        kind,
         name,
         source,
         list,
         replicas: REPLICAS.node(value).ok().and_then(Value::as_i64),
+        joining,
+        owner_ref,
+        infra_ref,
     }))
 }
 
@@ -201,6 +276,30 @@ fn read_pools(path: &Path) -> Result<Vec<Pool>, Failure> {
             path.display()
         )
         .into());
+    }
+    // An InfraMachinePool without an owner reference belongs to the given MachinePool whose
+    // infrastructureRef names it, and scales with it.
+    let machine_pools: Vec<(String, String, (usize, String))> = pools
+        .iter()
+        .filter_map(|p| {
+            let (kind, name) = p.infra_ref.clone()?;
+            Some((format!("{kind} {name}"), p.name.clone(), p.joining.clone()))
+        })
+        .collect();
+    for p in pools.iter_mut().filter(|p| p.kind != "MachinePool") {
+        let key = format!("{} {}", p.kind, p.name);
+        if let Some((_, owner, joining)) = machine_pools.iter().find(|(k, _, _)| *k == key) {
+            if p.owner_ref.is_none() {
+                p.owner.clone_from(owner);
+                p.owner_known = true;
+            }
+            p.joining = joining.clone();
+        } else if let Some((_, _, joining)) = machine_pools
+            .iter()
+            .find(|(_, owner, _)| Some(owner) == p.owner_ref.as_ref())
+        {
+            p.joining = joining.clone();
+        }
     }
     Ok(pools)
 }
@@ -231,9 +330,19 @@ fn hints(out: &mut String, r: &NodeReport, id: &str) {
     }
 }
 
-fn render_problems(out: &mut String, r: &NodeReport) {
+fn render_problems(out: &mut String, p: &Pool, r: &NodeReport) {
+    let joining = r.only_joining(p.joining.0);
     for id in &r.ids_without_node {
-        let _ = writeln!(out, "  ERROR provider ID without Node: {}", excerpt(id));
+        if joining {
+            let _ = writeln!(
+                out,
+                "  INFO  not joined yet: {} (the pool is scaling up: {}; upstream waits for it at severity Info, WaitingForReplicasReady)",
+                excerpt(id),
+                p.joining.1
+            );
+        } else {
+            let _ = writeln!(out, "  ERROR provider ID without Node: {}", excerpt(id));
+        }
         hints(out, r, id);
     }
     for d in &r.listed_more_than_once {
@@ -266,6 +375,40 @@ fn render_problems(out: &mut String, r: &NodeReport) {
             out,
             "  WARN  Node {} still has the {UNINITIALIZED_TAINT} taint: it is matched, so the MachinePool controller removes it on its next reconcile (stuck only if it stays)",
             u.node.name
+        );
+    }
+}
+
+/// An instance another pool claims: what upstream's controller does with it.
+const TWO_OWNERS: &str = "both pools reference the Node and count it, each reconcile writes its own owner annotations over the other's (patchNodes), and when one pool drops the ID its deleteRetiredNodes deletes the Node the other still runs (machinepool_controller_noderef.go)";
+
+fn render_ownership(out: &mut String, p: &Pool, o: &Ownership) {
+    let (shared, claimed) = o.of_pool(&p.owner);
+    for s in shared {
+        let others: Vec<&str> = s
+            .pools
+            .iter()
+            .filter(|q| **q != p.owner)
+            .map(String::as_str)
+            .collect();
+        let node = s
+            .node
+            .as_deref()
+            .map_or_else(|| "no Node yet".to_owned(), |n| format!("Node {n}"));
+        let _ = writeln!(
+            out,
+            "  ERROR {} ({node}) is also listed by MachinePool {}: {TWO_OWNERS}",
+            excerpt(&s.provider_id),
+            others.join(", ")
+        );
+    }
+    for c in claimed {
+        let _ = writeln!(
+            out,
+            "  ERROR Node {} ({}) carries the owner annotations of MachinePool {}: that pool referenced it; {TWO_OWNERS}",
+            c.node,
+            excerpt(&c.provider_id),
+            c.owner
         );
     }
 }
@@ -305,11 +448,16 @@ fn render_cluster(out: &mut String, pools: &[Pool], c: &ClusterNodeReport) {
             c.lookalikes.len()
         );
         for l in &c.lookalikes {
-            let like: Vec<&str> = l
+            let mut like: Vec<&str> = Vec::new();
+            for name in l
                 .pools
                 .iter()
                 .filter_map(|i| pools.get(*i).map(|p| p.name.as_str()))
-                .collect();
+            {
+                if !like.contains(&name) {
+                    like.push(name);
+                }
+            }
             let taint = if l.uninitialized {
                 format!(
                     ", still tainted {UNINITIALIZED_TAINT}: no listed ID, so nothing removes it"
@@ -334,7 +482,7 @@ fn render_cluster(out: &mut String, pools: &[Pool], c: &ClusterNodeReport) {
     }
 }
 
-fn text(pools: &[Pool], c: &ClusterNodeReport, node_count: usize) -> String {
+fn text(pools: &[Pool], c: &ClusterNodeReport, o: &Ownership, node_count: usize) -> String {
     let mut out = String::new();
     for (p, r) in pools.iter().zip(&c.pools) {
         let distinct = r.matched.len() + r.ids_without_node.len();
@@ -348,27 +496,43 @@ fn text(pools: &[Pool], c: &ClusterNodeReport, node_count: usize) -> String {
         );
         let ready = r.matched.iter().filter(|m| m.ready).count();
         let _ = writeln!(out, "  matched: {} ({ready} Ready)", r.matched.len());
-        render_problems(&mut out, r);
+        render_problems(&mut out, p, r);
+        render_ownership(&mut out, p, o);
         render_upstream(&mut out, p, r);
-        if r.is_clean() {
-            out.push_str("  OK every provider ID has one Node\n");
+        let (shared, claimed) = o.of_pool(&p.owner);
+        if shared.is_empty() && claimed.is_empty() {
+            if r.is_clean() {
+                out.push_str("  OK every provider ID has one Node\n");
+            } else if p.is_clean(r) {
+                let _ = writeln!(
+                    out,
+                    "  OK every joined instance has one Node; {} on their way",
+                    r.ids_without_node.len()
+                );
+            }
         }
     }
     render_cluster(&mut out, pools, c);
     out
 }
 
-fn json(pools: &[Pool], c: &ClusterNodeReport) -> Result<String, Failure> {
+fn json(
+    pools: &[Pool],
+    c: &ClusterNodeReport,
+    o: &Ownership,
+    passes: bool,
+) -> Result<String, Failure> {
     let objects: Vec<Value> = pools
         .iter()
         .zip(&c.pools)
         .map(|(p, r)| {
-            json!({"kind": p.kind, "name": p.name, "source": p.source,
-                   "replicas": p.replicas, "clean": r.is_clean(), "report": r})
+            json!({"kind": p.kind, "name": p.name, "source": p.source, "owner": p.owner,
+                   "replicas": p.replicas, "joining": p.joining.0,
+                   "clean": p.is_clean(r), "report": r})
         })
         .collect();
-    serde_json::to_string_pretty(&json!({"passes": c.is_clean(), "objects": objects,
-        "unlisted": c.unlisted, "lookalikes": c.lookalikes,
+    serde_json::to_string_pretty(&json!({"passes": passes, "objects": objects,
+        "ownership": o, "unlisted": c.unlisted, "lookalikes": c.lookalikes,
         "nodesWithoutProviderID": c.nodes_without_provider_id}))
     .map(|s| capi_diagnostics::excerpt::escape_json_text(&s).into_owned() + "\n")
     .map_err(|e| Failure::Message(e.to_string()))
@@ -380,14 +544,24 @@ pub fn run(objects: &Path, nodes: &Path, format: Format) -> Result<ExitCode, Fai
     let pools = read_pools(objects)?;
     let lists: Vec<&[String]> = pools.iter().map(|p| p.list.as_slice()).collect();
     let report = match_pools(&lists, &node_list);
-    let code = if report.is_clean() {
+    let owned: Vec<OwnedList<'_, String>> = pools
+        .iter()
+        .map(|p| OwnedList {
+            owner: p.owner.as_str(),
+            known: p.owner_known,
+            list: p.list.as_slice(),
+        })
+        .collect();
+    let owners = ownership(&owned, &node_list);
+    let passes = owners.is_clean() && pools.iter().zip(&report.pools).all(|(p, r)| p.is_clean(r));
+    let code = if passes {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     };
     let rendered = match format {
-        Format::Text => text(&pools, &report, node_list.len()),
-        Format::Json => json(&pools, &report)?,
+        Format::Text => text(&pools, &report, &owners, node_list.len()),
+        Format::Json => json(&pools, &report, &owners, passes)?,
         Format::Junit | Format::Github => {
             return Err("nodes supports --format text and json".to_owned().into());
         }
