@@ -15,20 +15,15 @@
 //! supported when every kube-apiserver instance of every state supports it.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod policy;
+
 use std::collections::BTreeSet;
 
 use capi_machinepool_rollout::Severity;
 use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
 use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check_outlook};
+use policy::supported_under;
 use proptest::prelude::*;
-
-/// The minors a kubelet of minor `k` may run at under one kube-apiserver at minor `a`.
-fn supported_under(a: u64, kubelet_minor: u64) -> BTreeSet<u64> {
-    let older_allowed = if kubelet_minor < 25 { 2 } else { 3 };
-    (0..=older_allowed)
-        .filter_map(|d| a.checked_sub(d))
-        .collect()
-}
 
 /// The kube-apiserver states a control plane of `kind` passes through, from machines at
 /// minor `m` asked for minor `d`, without anything asked of it beyond what it was.

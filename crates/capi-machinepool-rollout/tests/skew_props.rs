@@ -14,20 +14,14 @@
 //! ("the newest and oldest kube-apiserver instances must be within one minor version").
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod policy;
+
 use std::collections::BTreeSet;
 
 use capi_machinepool_rollout::Severity;
 use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check};
+use policy::supported_under;
 use proptest::prelude::*;
-
-/// The minors a kubelet of minor `k` may run at under one kube-apiserver at minor `a`,
-/// written out as the policy's example lists them.
-fn supported_under(a: u64, kubelet_minor: u64) -> BTreeSet<u64> {
-    let older_allowed = if kubelet_minor < 25 { 2 } else { 3 };
-    (0..=older_allowed)
-        .filter_map(|d| a.checked_sub(d))
-        .collect()
-}
 
 fn version_text(minor: u64, patch: u64, style: u8) -> String {
     match style % 4 {

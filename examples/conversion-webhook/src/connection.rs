@@ -7,7 +7,7 @@
 //! Over the cap, a new connection waits (first come, first served, at most `queue_timeout`)
 //! for the slot of an open connection closed for it: among those with no conversion in
 //! flight, the one that moved the fewest bytes per second since it was admitted (ties: the
-//! oldest), a connection admitted less than [`NEWCOMER_GRACE`] ago only when no older one
+//! oldest), a connection admitted less than [`NEWCOMER_GRACE`](crate::eviction::NEWCOMER_GRACE) ago only when no older one
 //! remains (its request is on its way). The API server sends a request at once and reads
 //! the answer at once; clients that trickle a body, hold a flow-control window full, or keep
 //! a slot busy with small requests or HTTP/2 PINGs move little, and clients reconnecting at
@@ -35,6 +35,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{Instant, Sleep};
 use tracing::{info, warn};
 
+use crate::eviction::{Moved, closed_first};
 use crate::handshake::HandshakeSlot;
 
 /// Connection limits (see the README for the values).
@@ -122,6 +123,14 @@ impl ConnInfo {
 
     fn millis_open(&self) -> u64 {
         u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// When it was admitted and the bytes it moved since.
+    fn moved_since_open(&self) -> Moved {
+        Moved {
+            started: self.opened,
+            bytes: self.moved.load(Ordering::Relaxed),
+        }
     }
 
     /// `n` bytes were read or written.
@@ -232,35 +241,14 @@ impl<A> Limited<A> {
     }
 }
 
-/// How long a new connection is safe from being closed for a waiting one while an older one
-/// can be closed instead: the time a client has to send its request.
-pub const NEWCOMER_GRACE: Duration = Duration::from_millis(250);
-
 /// How often a waiting connection that could not make room (every open connection has a
 /// conversion in flight) tries again.
 const EVICTION_RETRY: Duration = Duration::from_millis(100);
 
-/// Whether `a` is closed before `b` to make room: one past its [`NEWCOMER_GRACE`] before
-/// one within it; among those past it, the one that moved fewer bytes per second since it
-/// was admitted (a client trickling its request body, waiting with its flow-control window
-/// full, sending only PINGs or small requests, or idle), then the older; among those within
-/// it, the older.
-fn closed_first(a: &ConnInfo, b: &ConnInfo) -> bool {
-    let (a_age, b_age) = (a.opened.elapsed(), b.opened.elapsed());
-    match (a_age >= NEWCOMER_GRACE, b_age >= NEWCOMER_GRACE) {
-        (true, false) => true,
-        (false, true) => false,
-        (false, false) => a.opened < b.opened,
-        (true, true) => {
-            let a_rate = u128::from(a.moved.load(Ordering::Relaxed)) * b_age.as_nanos();
-            let b_rate = u128::from(b.moved.load(Ordering::Relaxed)) * a_age.as_nanos();
-            a_rate < b_rate || (a_rate == b_rate && a.opened < b.opened)
-        }
-    }
-}
-
 /// Makes room for a waiting connection: closes outright the open connection that comes
-/// first by [`closed_first`] among those with no conversion in flight (the API server sends
+/// first by [`closed_first`] (the fewest bytes per second since it was admitted: a client
+/// trickling its request body, waiting with its flow-control window full, sending only PINGs
+/// or small requests, or idle) among those with no conversion in flight (the API server sends
 /// its request at once and reads the answer at once; a connection closed between requests
 /// costs it a new connection). Closed and closing entries are dropped from the list on the
 /// way. Whether one was closed.
@@ -270,16 +258,16 @@ fn evict_for_waiting(open: &Mutex<VecDeque<Weak<ConnInfo>>>) -> bool {
         w.upgrade()
             .is_some_and(|info| !info.closing.load(Ordering::Relaxed) && !info.is_aborted())
     });
+    let now = Instant::now();
     let mut victim: Option<(usize, Arc<ConnInfo>)> = None;
     for (i, w) in open.iter().enumerate() {
         let Some(info) = w.upgrade() else { continue };
         if info.converting.load(Ordering::Relaxed) > 0 {
             continue;
         }
-        if victim
-            .as_ref()
-            .is_none_or(|(_, best)| closed_first(&info, best))
-        {
+        if victim.as_ref().is_none_or(|(_, best)| {
+            closed_first(info.moved_since_open(), best.moved_since_open(), now)
+        }) {
             victim = Some((i, info));
         }
     }

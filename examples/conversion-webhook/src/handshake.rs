@@ -5,7 +5,7 @@
 //! handshake ends (done, failed or timed out); only then does it ask for a connection slot
 //! ([`crate::connection`]). When every handshake slot is taken, a new connection takes the
 //! slot of the handshake that has sent the fewest bytes per second so far (ties: the
-//! oldest), which is closed; a handshake younger than [`NEWCOMER_GRACE`] is safe while an
+//! oldest), which is closed; a handshake younger than [`NEWCOMER_GRACE`](crate::eviction::NEWCOMER_GRACE) is safe while an
 //! older one remains (else the oldest goes). A client sends its whole ClientHello at once, so
 //! a client trickling its handshake (a TLS slowloris, a byte a second) always has a lower
 //! rate than one that is really handshaking, and clients reconnecting at once when closed
@@ -16,16 +16,13 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
 
 use axum_server::accept::Accept;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Instant;
 use tracing::debug;
 
-/// How long a new handshake is safe from being closed for a newer one while an older one
-/// remains: the time a client has for its ClientHello to arrive.
-pub const NEWCOMER_GRACE: Duration = Duration::from_millis(250);
+use crate::eviction::{Moved, closed_first};
 
 /// One handshake in progress: when it started and how many bytes it has sent.
 #[derive(Debug)]
@@ -46,24 +43,10 @@ impl Progress {
         }
     }
 
-    fn age(&self, now: Instant) -> Duration {
-        now.saturating_duration_since(self.started)
-    }
-}
-
-/// Whether `a` is closed before `b`: a handshake past its grace before one within it; among
-/// those past it, the fewer bytes per second, then the older; among those within it, the
-/// older.
-fn closed_first(a: &Progress, b: &Progress, now: Instant) -> bool {
-    let (a_age, b_age) = (a.age(now), b.age(now));
-    match (a_age >= NEWCOMER_GRACE, b_age >= NEWCOMER_GRACE) {
-        (true, false) => true,
-        (false, true) => false,
-        (false, false) => a.started < b.started,
-        (true, true) => {
-            let a_rate = u128::from(a.bytes.load(Ordering::Relaxed)) * b_age.as_nanos();
-            let b_rate = u128::from(b.bytes.load(Ordering::Relaxed)) * a_age.as_nanos();
-            a_rate < b_rate || (a_rate == b_rate && a.started < b.started)
+    fn moved(&self) -> Moved {
+        Moved {
+            started: self.started,
+            bytes: self.bytes.load(Ordering::Relaxed),
         }
     }
 }
@@ -102,12 +85,14 @@ impl Handshakes {
                 .enumerate()
                 .filter_map(|(i, w)| Some((i, w.upgrade()?)))
                 .collect();
-            let victim = live
-                .iter()
-                .fold(None, |best: Option<&(usize, Arc<_>)>, c| match best {
-                    Some(b) if !closed_first(&c.1, &b.1, now) => Some(b),
-                    _ => Some(c),
-                });
+            let victim =
+                live.iter().fold(
+                    None,
+                    |best: Option<&(usize, Arc<Progress>)>, c| match best {
+                        Some(b) if !closed_first(c.1.moved(), b.1.moved(), now) => Some(b),
+                        _ => Some(c),
+                    },
+                );
             if let Some((i, victim)) = victim {
                 debug!(
                     bytes = victim.bytes.load(Ordering::Relaxed),
@@ -229,35 +214,6 @@ impl<I> HandshakeSlot for tokio_rustls::server::TlsStream<Counted<I>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn progress(started: Instant, bytes: u64) -> Progress {
-        Progress {
-            started,
-            bytes: AtomicU64::new(bytes),
-            evicted: AtomicBool::new(false),
-            waker: Mutex::new(None),
-        }
-    }
-
-    #[test]
-    fn the_slowest_handshake_is_closed_first() {
-        let now = Instant::now();
-        let ago = |ms: u64| now.checked_sub(Duration::from_millis(ms)).unwrap_or(now);
-        // A slowloris: 3 bytes in 3 s; a client whose ClientHello (300 bytes) arrived and
-        // that is waiting for its Finished 400 ms in.
-        let trickling = progress(ago(3000), 3);
-        let hello = progress(ago(400), 300);
-        assert!(closed_first(&trickling, &hello, now));
-        assert!(!closed_first(&hello, &trickling, now));
-        // A newcomer with no byte yet is safe while an older handshake remains, however slow
-        // the newcomer looks.
-        let newcomer = progress(ago(1), 0);
-        assert!(closed_first(&trickling, &newcomer, now));
-        assert!(!closed_first(&newcomer, &trickling, now));
-        // Among newcomers the oldest goes first.
-        let older_newcomer = progress(ago(100), 0);
-        assert!(closed_first(&older_newcomer, &newcomer, now));
-    }
 
     #[test]
     fn a_full_budget_closes_the_slowest_and_admits_the_new_one() {

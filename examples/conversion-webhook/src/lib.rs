@@ -27,6 +27,7 @@
 //! stall the async executor.
 
 mod connection;
+mod eviction;
 mod handshake;
 mod holders;
 mod response;

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::process::{MEMORY_LIMIT_KB, Webhook};
+use common::{pool_with_lt, review_to_v1beta1};
 use http_body_util::Full;
 use hyper::body::Bytes;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -317,15 +318,6 @@ async fn a_tls_slowloris_does_not_keep_new_connections_out() {
     );
 }
 
-/// A v1beta2 MachinePool whose `spec.clusterName` is `n` characters of `<` (13 bytes each in
-/// the response to v1beta1).
-fn pool_with_lt(n: usize) -> String {
-    format!(
-        r#"{{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool","metadata":{{"name":"mp"}},"spec":{{"clusterName":"{}"}}}}"#,
-        "<".repeat(n)
-    )
-}
-
 /// Slow readers of large responses: 8 HTTP/1.1 clients post a review whose response is
 /// about 8 MB (more than loopback's socket buffers hold) and never read it, again on a new
 /// connection every 5 s. Their responses fill the large
@@ -336,17 +328,14 @@ fn pool_with_lt(n: usize) -> String {
 async fn slow_readers_of_large_responses_do_not_stop_conversion() {
     let _one = ONE_AT_A_TIME.lock().await;
     let w = Arc::new(webhook("slow-reader", &[]));
-    let body = format!(
-        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"cluster.x-k8s.io/v1beta1","objects":[{}]}}}}"#,
-        pool_with_lt(600_000)
-    );
-    let request = Arc::new(
-        format!(
-            "POST /convert HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .into_bytes(),
-    );
+    let body = review_to_v1beta1(&[pool_with_lt(600_000)]);
+    let mut request = format!(
+        "POST /convert HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(&body);
+    let request = Arc::new(request);
     let mut attack = Attack::new();
     for _ in 0..8 {
         let w = Arc::clone(&w);

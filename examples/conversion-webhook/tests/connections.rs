@@ -11,6 +11,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::process::{MEMORY_LIMIT_KB, Webhook};
+use common::{pool_with_lt, review_to_v1beta1};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -178,23 +179,6 @@ async fn an_announced_oversized_body_gets_413_without_100_continue() {
         "{:?}",
         started.elapsed()
     );
-}
-
-/// A ConversionReview of `objects` to v1beta1.
-fn review_to_v1beta1(objects: &[String]) -> Vec<u8> {
-    format!(
-        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"cluster.x-k8s.io/v1beta1","objects":[{}]}}}}"#,
-        objects.join(",")
-    )
-    .into_bytes()
-}
-
-/// A v1beta2 MachinePool whose `spec.clusterName` is `n` characters of `<`.
-fn pool_with_lt(n: usize) -> String {
-    format!(
-        r#"{{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool","metadata":{{"name":"mp"}},"spec":{{"clusterName":"{}"}}}}"#,
-        "<".repeat(n)
-    )
 }
 
 /// The worst inputs of issue 31, sent at once, each on its own connection: two 3 MiB strings

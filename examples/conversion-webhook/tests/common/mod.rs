@@ -37,3 +37,22 @@ pub fn connector_with_alpn(cert: CertificateDer<'static>, alpn: &[&[u8]]) -> Tls
 pub fn connector(cert: CertificateDer<'static>) -> TlsConnector {
     connector_with_alpn(cert, &[])
 }
+
+/// A ConversionReview of `objects` (JSON texts) to v1beta1.
+pub fn review_to_v1beta1(objects: &[String]) -> Vec<u8> {
+    format!(
+        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{{"uid":"u","desiredAPIVersion":"cluster.x-k8s.io/v1beta1","objects":[{}]}}}}"#,
+        objects.join(",")
+    )
+    .into_bytes()
+}
+
+/// A v1beta2 MachinePool whose `spec.clusterName` is `n` characters of `<` (13 bytes each in
+/// the response to v1beta1: `\u003c` in the object and `\\u003c` in its conversion-data
+/// annotation).
+pub fn pool_with_lt(n: usize) -> String {
+    format!(
+        r#"{{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool","metadata":{{"name":"mp"}},"spec":{{"clusterName":"{}"}}}}"#,
+        "<".repeat(n)
+    )
+}

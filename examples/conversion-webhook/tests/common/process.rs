@@ -93,20 +93,7 @@ impl Webhook {
 
     /// Posts `body` to `/convert` on a new HTTP/1.1 connection: the status and the body.
     pub async fn post_review(&self, body: Vec<u8>) -> (u16, Vec<u8>) {
-        let tls = self.tls(&[]).await.unwrap();
-        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
-            .await
-            .unwrap();
-        tokio::spawn(conn);
-        let req = hyper::Request::post("/convert")
-            .header("host", "localhost")
-            .header("content-type", "application/json")
-            .body(Full::new(Bytes::from(body)))
-            .unwrap();
-        let resp = sender.send_request(req).await.unwrap();
-        let status = resp.status().as_u16();
-        let body = resp.into_body().collect().await.unwrap().to_bytes();
-        (status, body.to_vec())
+        self.try_post_review(body).await.unwrap()
     }
 
     /// Posts `body` to `/convert` on a new HTTP/1.1 connection: the status and the body, or
