@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use capi_machinepool_rollout::Severity;
 use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
 use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check_outlook};
-use policy::supported_under;
+use policy::kubelet_verdict;
 use proptest::prelude::*;
 
 /// The kube-apiserver states a control plane of `kind` passes through, from machines at
@@ -71,21 +71,8 @@ proptest! {
 
         let states = states(kind, running, desired);
         let instances: Vec<u64> = states.iter().flatten().copied().collect();
-        let mut expected = BTreeSet::new();
-        let newer_than_some = instances.iter().any(|a| kubelet > *a);
-        let supported = states
-            .iter()
-            .all(|s| s.iter().all(|a| supported_under(*a, kubelet).contains(&kubelet)));
-        let at_edge = instances
-            .iter()
-            .any(|a| supported_under(*a, kubelet).iter().min() == Some(&kubelet) && kubelet < *a);
-        if newer_than_some {
-            expected.insert((SkewRule::KubeletNewerThanApiServer, Severity::Error));
-        } else if !supported {
-            expected.insert((SkewRule::KubeletTooOld, Severity::Error));
-        } else if at_edge {
-            expected.insert((SkewRule::AtTheEdgeOfTheWindow, Severity::Warning));
-        }
+        // A kubelet is supported when every kube-apiserver of every state supports it.
+        let expected: BTreeSet<(SkewRule, Severity)> = kubelet_verdict(&instances, kubelet).into_iter().collect();
         prop_assert_eq!(got, expected, "{} at 1.{} asked for 1.{}, kubelet 1.{}", kind, running, desired, kubelet);
     }
 }

@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 
 use capi_machinepool_rollout::Severity;
 use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check};
-use policy::supported_under;
+use policy::kubelet_verdict;
 use proptest::prelude::*;
 
 fn version_text(minor: u64, patch: u64, style: u8) -> String {
@@ -56,18 +56,7 @@ proptest! {
         if newest - oldest > 1 {
             expected.insert((SkewRule::ApiServersTooFarApart, Severity::Error));
         }
-        let supported = api_servers.iter().all(|a| supported_under(*a, kubelet).contains(&kubelet));
-        let newer_than_some = api_servers.iter().any(|a| kubelet > *a);
-        let at_edge = api_servers
-            .iter()
-            .any(|a| supported_under(*a, kubelet).iter().min() == Some(&kubelet) && kubelet < *a);
-        if newer_than_some {
-            expected.insert((SkewRule::KubeletNewerThanApiServer, Severity::Error));
-        } else if !supported {
-            expected.insert((SkewRule::KubeletTooOld, Severity::Error));
-        } else if at_edge {
-            expected.insert((SkewRule::AtTheEdgeOfTheWindow, Severity::Warning));
-        }
+        expected.extend(kubelet_verdict(&api_servers, kubelet));
         prop_assert_eq!(got, expected, "apiservers {:?}, kubelet 1.{}", api_servers, kubelet);
     }
 }

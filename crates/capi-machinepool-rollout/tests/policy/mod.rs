@@ -7,6 +7,9 @@
 
 use std::collections::BTreeSet;
 
+use capi_machinepool_rollout::Severity;
+use capi_machinepool_rollout::skew::SkewRule;
+
 /// The minors a kubelet of minor `kubelet_minor` may run at under one kube-apiserver at minor
 /// `a`, written out as the policy's example lists them.
 pub fn supported_under(a: u64, kubelet_minor: u64) -> BTreeSet<u64> {
@@ -14,4 +17,26 @@ pub fn supported_under(a: u64, kubelet_minor: u64) -> BTreeSet<u64> {
     (0..=older_allowed)
         .filter_map(|d| a.checked_sub(d))
         .collect()
+}
+
+/// The kubelet's verdict under kube-apiserver instances at these minors (all that run at one
+/// time or another): newer than one of them, else unsupported by one of them (too old), else
+/// the oldest an instance supports (at the edge); nothing when within every window.
+pub fn kubelet_verdict(instances: &[u64], kubelet: u64) -> Option<(SkewRule, Severity)> {
+    let newer_than_some = instances.iter().any(|a| kubelet > *a);
+    let supported = instances
+        .iter()
+        .all(|a| supported_under(*a, kubelet).contains(&kubelet));
+    let at_edge = instances
+        .iter()
+        .any(|a| supported_under(*a, kubelet).iter().min() == Some(&kubelet) && kubelet < *a);
+    if newer_than_some {
+        Some((SkewRule::KubeletNewerThanApiServer, Severity::Error))
+    } else if !supported {
+        Some((SkewRule::KubeletTooOld, Severity::Error))
+    } else if at_edge {
+        Some((SkewRule::AtTheEdgeOfTheWindow, Severity::Warning))
+    } else {
+        None
+    }
 }
