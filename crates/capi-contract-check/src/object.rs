@@ -5,8 +5,9 @@ use std::sync::Arc;
 use capi_conditions::unstructured::check_list;
 use capi_conditions::validate::Shape;
 use capi_contract::Contract;
-use capi_contract::provider_ids::{self, ProblemKind, Severity};
+use capi_contract::provider_ids::{self, ProblemKind};
 use capi_contract::reader::{InfraMachinePoolReader, ReadError};
+use capi_diagnostics::Severity;
 use capi_diagnostics::excerpt::excerpt;
 use serde_json::Value;
 

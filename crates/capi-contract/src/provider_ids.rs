@@ -29,6 +29,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
+use capi_diagnostics::Severity;
 use capi_diagnostics::excerpt::Excerpt;
 
 mod nodes;
@@ -48,10 +49,6 @@ pub use ownership::{
 pub const MAX_LENGTH: usize = 512;
 /// Most entries the contract allows (`+kubebuilder:validation:MaxItems=10000`).
 pub const MAX_ITEMS: usize = 10_000;
-
-/// How bad a problem is: an error breaks Node matching or is rejected by the API server; a
-/// warning is suspicious (works, but probably not what the provider meant).
-pub use capi_diagnostics::Severity;
 
 /// What is wrong with an entry (or the list).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

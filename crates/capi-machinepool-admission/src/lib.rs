@@ -34,7 +34,7 @@ mod unknown_fields;
 pub use field_error::{BadValue, FieldError, FieldErrorType};
 pub use go_text::{go_json, go_quote};
 pub use meta::{validate_object_meta, validate_root_meta};
-pub use pipeline::{Admission, AdmissionError, Admitted, Finding, Severity, Step};
+pub use pipeline::{Admission, AdmissionError, Admitted, Finding, Step};
 pub use unknown_fields::{decode_with_unknown_fields, unknown_fields};
 
 use capi_machinepool_api::constants::{

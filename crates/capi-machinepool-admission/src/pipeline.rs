@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-pub use capi_diagnostics::Severity;
+use capi_diagnostics::Severity;
 use capi_diagnostics::error_chain;
 use capi_diagnostics::excerpt::Excerpt;
 use capi_machinepool_api::constants::{API_VERSION_V1BETA1, API_VERSION_V1BETA2, V1BETA1, V1BETA2};

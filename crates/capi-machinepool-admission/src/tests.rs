@@ -1,3 +1,4 @@
+use capi_diagnostics::Severity;
 use std::collections::BTreeMap;
 
 use super::*;

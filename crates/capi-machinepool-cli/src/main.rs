@@ -154,9 +154,11 @@ enum Command {
         /// one and as a set.
         #[arg(long)]
         objects: Option<PathBuf>,
-        /// Match the providerIDList of the objects of --objects with these Nodes instead of
-        /// checking CRDs: an alias of `capi-machinepool nodes --objects .. --nodes ..`.
-        #[arg(long, value_name = "FILE|-", requires = "objects", conflicts_with_all = ["paths", "files"])]
+        /// Match the providerIDList of the objects of --objects with these Nodes (as
+        /// `capi-machinepool nodes --objects .. --nodes ..`); with CRD paths too, the CRDs and
+        /// objects are checked first and the Nodes matched after (text output), and the exit
+        /// status is the worse of the two.
+        #[arg(long, value_name = "FILE|-", requires = "objects")]
         nodes: Option<PathBuf>,
         /// Print the capability report (text or json) instead of the findings: per
         /// InfraMachinePool kind, the contract, MachinePool Machines, ClusterClass support and

@@ -338,3 +338,37 @@ fn big_node_list() -> (String, usize) {
     assert!(text.len() > 64 << 20, "{} bytes", text.len());
     (text, count)
 }
+
+/// `check DIR --objects F --nodes N` (issue 51: it exited 2 while its usage line suggests
+/// exactly that): the CRDs and objects are checked, then the Nodes matched; the exit status is
+/// the worse of the two. With another format than text, exit 2 saying how to run them apart.
+#[test]
+fn check_with_crd_paths_and_nodes_runs_both() {
+    let root = capi_test_support::workspace_root();
+    let crds = root.join("tests/fixtures/provider-trees/capi-dev/config/crd");
+    let objects = root.join("examples/devmachinepool-duplicate-ids.yaml");
+    let nodes = fixture("nodes.yaml");
+    let args = [
+        "check",
+        crds.to_str().unwrap(),
+        "--objects",
+        objects.to_str().unwrap(),
+        "--nodes",
+        &nodes,
+    ];
+    let out = run(&args, None);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL MUST provider-id-list-values"), "{text}");
+    assert!(
+        text.contains("DevMachinePool default/worker-mp-0 (") && text.contains("5 Nodes"),
+        "{text}"
+    );
+    let json = run(&[&args[..], &["--format", "json"]].concat(), None);
+    assert_eq!(json.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&json.stderr).contains("use --format text"),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+}

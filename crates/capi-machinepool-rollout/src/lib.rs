@@ -15,7 +15,8 @@
 //! * [`Validation`]: a manifest stream validated as the API server would, plus the two
 //!   above, as one [`ValidationReport`] per stream; `capi-machinepool validate` prints it.
 //!
-//! Severities are [`capi_diagnostics::Severity`], the one severity type of the workspace.
+//! Severities are [`capi_diagnostics::Severity`], the one severity type of the workspace (not
+//! re-exported here: one type, one path).
 //!
 //! The default feature `validation` brings [`Validation`] and with it the admission pipeline
 //! (JSON schemas, upstream's webhook). A controller that only needs the policy, control plane
@@ -53,7 +54,6 @@ pub mod skew;
 #[cfg(feature = "validation")]
 mod validation;
 
-pub use capi_diagnostics::Severity;
 pub use pool::{kubelet_versions, pool_skew};
 #[cfg(feature = "validation")]
 pub use validation::{PoolFinding, PoolReport, Validation, ValidationReport};

@@ -25,7 +25,7 @@
 //!
 //! ```
 //! use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check};
-//! use capi_machinepool_rollout::Severity;
+//! use capi_diagnostics::Severity;
 //! // A control plane upgrade in progress: apiservers at 1.35 and 1.34.
 //! let cp = [
 //!     VersionAt::new("v1.35.0", "RKE2ControlPlane default/cp spec.version"),
@@ -443,7 +443,7 @@ pub fn check(control_plane: &[VersionAt], kubelets: &[VersionAt]) -> Vec<SkewFin
 /// ```
 /// use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
 /// use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check_outlook};
-/// use capi_machinepool_rollout::Severity;
+/// use capi_diagnostics::Severity;
 /// // EKS at 1.32 asked for 1.33: CAPA has requested 1.33 from EKS, a 1.29 kubelet is too old.
 /// let eks = ControlPlaneVersionSet::from_value("AWSManagedControlPlane", &serde_json::json!({
 ///     "metadata": {"name": "eks", "namespace": "ns"},

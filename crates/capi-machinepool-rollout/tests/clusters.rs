@@ -12,9 +12,10 @@
 #![cfg(feature = "validation")]
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+use capi_diagnostics::Severity;
 use capi_machinepool_admission::Admission;
 use capi_machinepool_rollout::skew::SkewRule;
-use capi_machinepool_rollout::{PoolFinding, Severity, Validation, ValidationReport};
+use capi_machinepool_rollout::{PoolFinding, Validation, ValidationReport};
 
 fn validate(name: &str) -> ValidationReport {
     let admission = Admission::new().unwrap();

@@ -19,7 +19,7 @@ mod policy;
 
 use std::collections::BTreeSet;
 
-use capi_machinepool_rollout::Severity;
+use capi_diagnostics::Severity;
 use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
 use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check_outlook};
 use policy::kubelet_verdict;

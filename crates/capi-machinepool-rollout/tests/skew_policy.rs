@@ -3,7 +3,7 @@
 //! "Supported version skew").
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use capi_machinepool_rollout::Severity;
+use capi_diagnostics::Severity;
 use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check};
 
 /// The verdicts for `kubelet` under kube-apiservers at `api_servers`, as (rule, severity).

@@ -18,7 +18,7 @@ mod policy;
 
 use std::collections::BTreeSet;
 
-use capi_machinepool_rollout::Severity;
+use capi_diagnostics::Severity;
 use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check};
 use policy::kubelet_verdict;
 use proptest::prelude::*;

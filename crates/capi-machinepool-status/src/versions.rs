@@ -2,20 +2,22 @@
 //! `spec.template.spec.version`, and `status.versions` tallied against it.
 
 use capi_machinepool_api::v1beta2::MachinePool;
+use capi_versions::KubeVersion;
 
 /// The version part of a Kubernetes version without a leading `v`.
 fn without_v(version: &str) -> &str {
     version.strip_prefix('v').unwrap_or(version)
 }
 
-/// True when a kubelet (or Machine) version runs the template version `desired`.
+/// True when a kubelet (or Machine) version runs the template version `desired`, both read
+/// as [`KubeVersion`]s (the workspace's one version grammar).
 ///
 /// Equal versions match (a leading `v` is optional on both). A desired release version
 /// (`v1.29.0`, no pre-release or build part) also matches a kubelet version that only adds a
-/// vendor suffix after `-` or `+`: managed pools report kubelets such as `v1.29.0-eks-5e0fdde`
-/// (EKS), `v1.29.1-gke.1589018` (GKE) or `v1.29.0+k3s1`. A Kubernetes pre-release of it
-/// (`v1.29.0-rc.1`) is another version, and a desired pre-release (`v1.37.0-rc.1`) must match
-/// exactly.
+/// vendor tag as its pre-release or build part: managed pools report kubelets such as
+/// `v1.29.0-eks-5e0fdde` (EKS), `v1.29.1-gke.1589018` (GKE) or `v1.29.0+k3s1`. A Kubernetes
+/// pre-release of it (`v1.29.0-rc.1`) is another version, and a desired pre-release
+/// (`v1.37.0-rc.1`) must match exactly. Texts that are not versions match only as equal texts.
 ///
 /// ```
 /// use capi_machinepool_status::conditions::runs_version;
@@ -28,32 +30,30 @@ fn without_v(version: &str) -> &str {
 /// ```
 #[must_use]
 pub fn runs_version(desired: &str, actual: &str) -> bool {
-    let (desired, actual) = (without_v(desired), without_v(actual));
-    if desired == actual {
-        return true;
+    let (Ok(d), Ok(a)) = (KubeVersion::parse(desired), KubeVersion::parse(actual)) else {
+        return without_v(desired) == without_v(actual);
+    };
+    if (d.major(), d.minor(), d.patch()) != (a.major(), a.minor(), a.patch()) {
+        return false;
     }
-    let desired_is_release = !desired.contains(['-', '+']);
-    desired_is_release && actual.strip_prefix(desired).is_some_and(is_vendor_suffix)
+    if d.pre_release().is_empty() && d.build().is_empty() {
+        a.pre_release().is_empty() || is_vendor_tag(a.pre_release())
+    } else {
+        d.pre_release() == a.pre_release() && d.build() == a.build()
+    }
 }
 
-/// A build suffix a vendor adds to a release (`+k3s1`, `-eks-5e0fdde`, `-gke.1589018`), as
-/// opposed to a Kubernetes pre-release (`-alpha.N`, `-beta.N`, `-rc.N`, the only pre-release
-/// names Kubernetes releases use), which is another version.
-fn is_vendor_suffix(rest: &str) -> bool {
-    if rest.starts_with('+') {
-        return true;
-    }
-    let Some(tag) = rest.strip_prefix('-') else {
-        return false;
-    };
-    let pre_release = ["alpha", "beta", "rc"].iter().any(|p| {
+/// A pre-release part a vendor adds to a release (`eks-5e0fdde`, `gke.1589018`), as opposed
+/// to a Kubernetes pre-release (`alpha.N`, `beta.N`, `rc.N`, the only pre-release names
+/// Kubernetes releases use), which is another version.
+fn is_vendor_tag(tag: &str) -> bool {
+    !["alpha", "beta", "rc"].iter().any(|p| {
         tag.strip_prefix(p).is_some_and(|after| {
             after.is_empty()
                 || after.starts_with(['.', '-'])
                 || after.starts_with(|c: char| c.is_ascii_digit())
         })
-    });
-    !tag.is_empty() && !pre_release
+    })
 }
 
 /// Replicas of `status.versions` at the template version and on other versions. Without a

@@ -127,7 +127,6 @@ pub use capi_machinepool_api::kube_core;
 /// What a provider's controller and conversion webhook import: `use
 /// capi_machinepool::prelude::*;`. Items come from the enabled features only.
 pub mod prelude {
-    pub use capi_diagnostics::Severity;
     pub use capi_machinepool_api::ssa::{Apply, StatusApply, apply, status_apply};
     pub use capi_machinepool_api::views::{Cluster, Machine, owner_machine_pool};
     pub use capi_machinepool_api::{machine_pool_crd, v1beta1, v1beta2};

@@ -212,7 +212,7 @@ fn node_report_names_ids_without_nodes_and_near_misses() {
 #[test]
 fn skew_gate_refuses_a_kubelet_newer_than_the_control_plane() {
     use capi_machinepool::api::views::Cluster;
-    use capi_machinepool::rollout::Severity;
+    use capi_machinepool::diagnostics::Severity;
     use kube::core::DynamicObject;
     let docs = capi_test_support::yaml_docs("clusters/aws-kubeadm.yaml");
     let doc = |kind: &str| docs.iter().find(|d| d["kind"] == kind).unwrap().clone();

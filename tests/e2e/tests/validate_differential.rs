@@ -15,7 +15,8 @@
 //! when empty.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
 
-use capi_machinepool_admission::{Admission, Admitted, Severity, Step};
+use capi_diagnostics::Severity;
+use capi_machinepool_admission::{Admission, Admitted, Step};
 use serde_json::{Value, json};
 
 const GROUP: &str = "cluster.x-k8s.io";

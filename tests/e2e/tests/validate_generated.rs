@@ -20,8 +20,9 @@
 
 use std::collections::BTreeSet;
 
+use capi_diagnostics::Severity;
 use capi_e2e::differential::{Pick, Tally, runner};
-use capi_machinepool_admission::{Admission, Severity, Step};
+use capi_machinepool_admission::{Admission, Step};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -14,6 +14,7 @@ use crate::Format;
 use crate::output::{Failure, Output};
 use crate::render::{Kustomize, Mode};
 
+#[derive(Clone)]
 pub struct Args {
     pub paths: Vec<PathBuf>,
     pub only_contract: Option<Contract>,
@@ -168,7 +169,28 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
             .map(PathBuf::as_path),
     )?;
     if let (Some(nodes), Some(objects)) = (&args.nodes, &args.objects) {
-        return super::nodes::run(objects, nodes, args.format);
+        if args.paths.is_empty() {
+            return super::nodes::run(objects, nodes, args.format);
+        }
+        if args.format != Format::Text {
+            return Err(format!(
+                "--nodes with CRD paths prints two reports: use --format text, or run `check PATHS --objects {}` and `nodes --objects {} --nodes {}` apart",
+                objects.display(),
+                objects.display(),
+                nodes.display()
+            )
+            .into());
+        }
+        let checked = run(&Args {
+            nodes: None,
+            ..args.clone()
+        })?;
+        let matched = super::nodes::run(objects, nodes, args.format)?;
+        return Ok(if checked == ExitCode::SUCCESS {
+            matched
+        } else {
+            checked
+        });
     }
     if args.paths.is_empty() {
         return Err("no input: give CRD files, directories or `-` (see --help)"

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use capi_machinepool_rollout::Severity;
+use capi_diagnostics::Severity;
 use capi_machinepool_rollout::skew::SkewRule;
 
 /// The minors a kubelet of minor `kubelet_minor` may run at under one kube-apiserver at minor
