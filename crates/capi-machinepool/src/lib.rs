@@ -1,8 +1,8 @@
 //! Cluster API MachinePools for Rust, through one door.
 //!
 //! This crate re-exports the workspace's crates, each behind a feature, as kube-rs's `kube`
-//! re-exports `kube-core`, `kube-runtime` and `kube-derive`. Depend on it, import from
-//! [`prelude`] for the common provider path, and reach the rest through the modules below.
+//! re-exports `kube-core`, `kube-runtime` and `kube-derive`. Depend on it, reach each piece
+//! through the modules below, and import the [`prelude`] for the traits' methods.
 //! The split crates stay published for those who want one piece (their names are given with
 //! each module).
 //!
@@ -32,7 +32,9 @@
 //! # The provider path
 //!
 //! ```
-//! use capi_machinepool::prelude::*;
+//! use capi_machinepool::api::{machine_pool_crd, v1beta2};
+//! use capi_machinepool::contract::{Contract, fields, reader::InfraMachinePoolReader};
+//! use capi_machinepool::versions::{GroupVersion, KubeVersion};
 //!
 //! // The InfraMachinePool contract's fields, each with one path and a typed get/set.
 //! let mut pool = serde_json::json!({"spec": {"providerIDList": ["aws:///us-east-1a/i-1"]}});
@@ -56,7 +58,8 @@
 //! replica although its template says v1.35.0.
 //!
 //! ```
-//! use capi_machinepool::prelude::*;
+//! use capi_machinepool::api::v1beta2;
+//! use capi_machinepool::status::upgrade_verdict;
 //! let pool: v1beta2::MachinePool = serde_json::from_value(serde_json::json!({
 //!   "metadata": {"name": "pool", "generation": 2},
 //!   "spec": {"clusterName": "c", "replicas": 1, "template": {"spec": {"clusterName": "c",
@@ -124,41 +127,19 @@ pub use capi_machinepool_api::k8s_openapi;
 /// Re-export of kube-core.
 pub use capi_machinepool_api::kube_core;
 
-/// What a provider's controller and conversion webhook import: `use
-/// capi_machinepool::prelude::*;`. Items come from the enabled features only.
+/// The traits a provider's code calls methods of, as kube's prelude holds kube's traits:
+/// `use capi_machinepool::prelude::*;` brings no type or function into scope, only the methods
+/// of the enabled features' traits. Types and functions are reached through the modules
+/// (`api::v1beta2::MachinePool`, `contract::reader::InfraMachinePoolReader`, ...).
 pub mod prelude {
-    pub use capi_machinepool_api::ssa::{Apply, StatusApply, apply, status_apply};
-    pub use capi_machinepool_api::views::{Cluster, Machine, owner_machine_pool};
-    pub use capi_machinepool_api::{machine_pool_crd, v1beta1, v1beta2};
-    pub use capi_versions::{GroupVersion, KubeVersion};
-
+    #[cfg(feature = "conditions")]
+    pub use capi_conditions::{ConditionsMut, HasConditions, ObjectIdentity};
+    #[cfg(feature = "contract")]
+    pub use capi_contract::reader::ReadResultExt;
     #[cfg(feature = "conversion")]
     pub use capi_machinepool_conversion::{
-        ApiVersionResolver, ConversionError, ConverterSet, CrdResolver, HubSpokeConverter,
-        LosslessSpoke, machine_pool_converter,
+        ApiVersionResolver, Hub, LosslessSpoke, ObjectConverter, Spoke,
     };
-
-    #[cfg(feature = "contract")]
-    pub use capi_contract::labels::add_contract_labels;
-    #[cfg(feature = "contract")]
-    pub use capi_contract::provider_ids::{NodeReport, match_node_objects, match_pools};
-    #[cfg(feature = "contract")]
-    pub use capi_contract::reader::{InfraMachinePoolReader, ReadError, ReadResultExt};
-    #[cfg(feature = "contract")]
-    pub use capi_contract::{Contract, fields};
-
-    #[cfg(feature = "conditions")]
-    pub use capi_conditions::paused::set_paused;
-    #[cfg(feature = "conditions")]
-    pub use capi_conditions::summary::{SummaryOptions, summary};
-    #[cfg(feature = "conditions")]
-    pub use capi_conditions::{Condition, is_true, new_condition, set};
-
     #[cfg(feature = "status")]
-    pub use capi_machinepool_status::{UpgradeVerdict, apply_to, upgrade_verdict, verdict_of};
-
-    #[cfg(feature = "rollout")]
-    pub use capi_machinepool_rollout::control_plane::ControlPlaneVersions;
-    #[cfg(feature = "rollout")]
-    pub use capi_machinepool_rollout::skew::{SkewFinding, VersionAt};
+    pub use capi_machinepool_status::AnyMachinePool;
 }

@@ -67,14 +67,18 @@ fn default_features_link_no_yaml_parser_and_no_schema_validator() {
 #[test]
 fn facade_paths_are_the_split_crates_items() {
     use capi_machinepool::prelude::*;
-    // The same type through the prelude, the facade module and the split crate.
-    let pool: capi_machinepool_api::v1beta2::MachinePool = v1beta2::MachinePool::default();
+    // The same type through the facade module and the split crate.
+    let pool: capi_machinepool_api::v1beta2::MachinePool =
+        capi_machinepool::api::v1beta2::MachinePool::default();
     let again: capi_machinepool::api::v1beta2::MachinePool = pool.clone();
     assert_eq!(pool, again);
-    let contract: capi_contract::Contract = Contract::V1Beta2;
+    let contract: capi_contract::Contract = capi_machinepool::contract::Contract::V1Beta2;
     assert_eq!(contract, capi_machinepool::contract::Contract::CURRENT);
     assert_eq!(
-        fields::infra_machine_pool::PROVIDER_ID_LIST.path(),
+        capi_machinepool::contract::fields::infra_machine_pool::PROVIDER_ID_LIST.path(),
         capi_contract::fields::infra_machine_pool::PROVIDER_ID_LIST.path()
     );
+    // The prelude holds traits: a method of one, on a type from the modules.
+    let read: Result<i32, capi_machinepool::contract::reader::ReadError> = Ok(1);
+    assert_eq!(read.or_missing(0), Ok(1));
 }
