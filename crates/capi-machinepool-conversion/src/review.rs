@@ -40,6 +40,21 @@ pub struct Response {
     pub status: u16,
     /// The response body.
     pub body: Vec<u8>,
+    /// Why the review failed, as its `result` says (`None` on success): what a webhook logs
+    /// so that an operator can tell why the API server sees a failure.
+    pub failure: Option<Failure>,
+}
+
+/// A failed review's `result`: its reason, code and message (which names the object that
+/// failed: `failed to convert object 0 (MachinePool ns/name, apiVersion) to ...`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// `result.reason` (`ConversionFailed`, `BadRequest`, `InternalError`).
+    pub reason: String,
+    /// `result.code`.
+    pub code: u16,
+    /// `result.message`.
+    pub message: String,
 }
 
 #[derive(Deserialize)]
@@ -94,9 +109,23 @@ fn respond(status: u16, uid: String, result: Status, converted: Vec<Box<RawValue
             converted_objects: converted,
         },
     };
+    let failure = review.response.result.is_failure().then(|| Failure {
+        reason: review.response.result.reason.clone(),
+        code: review.response.result.code,
+        message: review.response.result.message.clone(),
+    });
     match wire::to_vec_with_capacity(&review, size) {
-        Ok(body) => Response { status, body },
+        Ok(body) => Response {
+            status,
+            body,
+            failure,
+        },
         Err(_) => Response {
+            failure: Some(Failure {
+                reason: "InternalError".to_owned(),
+                code: 500,
+                message: "the conversion response could not be printed".to_owned(),
+            }),
             status: 500,
             body: br#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","response":{"uid":"","result":{"status":"Failure","message":"the conversion response could not be printed","reason":"InternalError","code":500},"convertedObjects":[]}}"#.to_vec(),
         },
@@ -305,6 +334,7 @@ fn two_reads(
     Response {
         status: 200,
         body: out,
+        failure: None,
     }
 }
 

@@ -30,6 +30,7 @@ mod connection;
 mod eviction;
 mod handshake;
 mod holders;
+mod metrics;
 mod response;
 
 use std::path::PathBuf;
@@ -71,6 +72,9 @@ pub struct Config {
     pub reload_interval: Duration,
     /// Limits on slow and idle clients.
     pub limits: Limits,
+    /// Where Prometheus metrics are served over plain HTTP (`GET /metrics`); `None`: not
+    /// served.
+    pub metrics_addr: Option<std::net::SocketAddr>,
 }
 
 /// Limits on connections and memory (see the example's README for the reasoning).
@@ -194,6 +198,18 @@ struct AppState {
     /// The others.
     large: Lane,
     unsent: Arc<holders::Holders>,
+    metrics: Arc<metrics::Metrics>,
+}
+
+/// A review's failure reason as a metrics label: the reasons the conversion library writes,
+/// any other as `Other` (a label must not take arbitrary values).
+fn failure_label(reason: &str) -> &'static str {
+    match reason {
+        "ConversionFailed" => "ConversionFailed",
+        "BadRequest" => "BadRequest",
+        "InternalError" => "InternalError",
+        _ => "Other",
+    }
 }
 
 /// Conversions admitted side by side: a share of the conversion memory budget and of the
@@ -331,8 +347,35 @@ async fn conversion_memory(
     }
 }
 
+/// Answers `/convert`, counting the request in the metrics and logging why a conversion
+/// failed.
 async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Response {
     let started = std::time::Instant::now();
+    let _in_flight = state.metrics.start();
+    let (response, failure) = answer(&state, request, started).await;
+    state
+        .metrics
+        .observe(response.status().as_u16(), started.elapsed(), failure);
+    response
+}
+
+/// A refusal before any review: its HTTP status, its text and the reason counted in the
+/// metrics.
+fn refused(
+    status: StatusCode,
+    message: &'static str,
+    reason: &'static str,
+) -> (Response, Option<&'static str>) {
+    (text(status, message), Some(reason))
+}
+
+/// The response to `/convert`, and the reason when the conversion failed (the review's
+/// `result.reason`, or why no review was answered).
+async fn answer(
+    state: &Arc<AppState>,
+    request: Request,
+    started: std::time::Instant,
+) -> (Response, Option<&'static str>) {
     let conn = request
         .extensions()
         .get::<Arc<connection::ConnInfo>>()
@@ -341,7 +384,11 @@ async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Respon
     // client learns at once instead of after sending (or after the body timeout).
     let announced = announced_length(&request);
     if announced.is_some_and(|n| n > state.max_body_bytes as u64) {
-        return text(StatusCode::PAYLOAD_TOO_LARGE, "request body too large");
+        return refused(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request body too large",
+            "BodyTooLarge",
+        );
     }
     let lane = if announced.is_some_and(|n| n <= SMALL_BODY_BYTES) {
         BodyLane {
@@ -358,17 +405,24 @@ async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Respon
     let (body, _budget) = match tokio::time::timeout(state.body_read_timeout, read).await {
         Ok(Ok(read)) => read,
         Ok(Err(BodyError::TooLarge)) => {
-            return text(StatusCode::PAYLOAD_TOO_LARGE, "request body too large");
+            return refused(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "request body too large",
+                "BodyTooLarge",
+            );
         }
-        Ok(Err(BodyError::Broken)) => return text(StatusCode::BAD_REQUEST, "request body broken"),
+        Ok(Err(BodyError::Broken)) => {
+            return refused(StatusCode::BAD_REQUEST, "request body broken", "BodyBroken");
+        }
         Err(_) => {
             warn!(
                 timeout_ms = state.body_read_timeout.as_millis() as u64,
                 "request body too slow"
             );
-            return text(
+            return refused(
                 StatusCode::REQUEST_TIMEOUT,
                 "request body not received in time",
+                "BodyTimeout",
             );
         }
     };
@@ -396,13 +450,26 @@ async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Respon
     };
     match tokio::time::timeout(state.timeout, conversion).await {
         Ok(Some((Ok(response), mut memory))) => {
-            info!(
-                status = response.status,
-                bytes = response.body.len(),
-                cost,
-                elapsed_us = started.elapsed().as_micros() as u64,
-                "conversion review"
-            );
+            match &response.failure {
+                // The reason and the object's identity (the message names the object that
+                // failed), as controller-runtime logs a failed conversion.
+                Some(failure) => warn!(
+                    status = response.status,
+                    reason = %failure.reason,
+                    code = failure.code,
+                    error = %failure.message,
+                    elapsed_us = started.elapsed().as_micros() as u64,
+                    "conversion failed"
+                ),
+                None => info!(
+                    status = response.status,
+                    bytes = response.body.len(),
+                    cost,
+                    elapsed_us = started.elapsed().as_micros() as u64,
+                    "conversion review"
+                ),
+            }
+            let reason = response.failure.as_ref().map(|f| failure_label(&f.reason));
             let code = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
             // Until it is written the response holds its own size of the budget, no more: a
             // client that does not read holds what it costs, not the conversion's estimate.
@@ -414,24 +481,37 @@ async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Respon
                 .as_ref()
                 .map(|conn| state.unsent.register(conn, response.body.len()));
             let body = response::HeldBody::new(response.body, memory, registered);
-            (
+            let response = (
                 code,
                 [(header::CONTENT_TYPE, "application/json")],
                 Body::new(body),
             )
-                .into_response()
+                .into_response();
+            (response, reason)
         }
-        Ok(None) => text(StatusCode::SERVICE_UNAVAILABLE, "shutting down"),
+        Ok(None) => refused(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "shutting down",
+            "ShuttingDown",
+        ),
         Ok(Some((Err(e), _))) => {
             warn!(error = %e, "conversion task failed");
-            text(StatusCode::INTERNAL_SERVER_ERROR, "conversion failed")
+            refused(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "conversion failed",
+                "InternalError",
+            )
         }
         Err(_) => {
             warn!(
                 timeout_ms = state.timeout.as_millis() as u64,
                 "conversion timed out"
             );
-            text(StatusCode::SERVICE_UNAVAILABLE, "conversion timed out")
+            refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "conversion timed out",
+                "Timeout",
+            )
         }
     }
 }
@@ -521,6 +601,38 @@ fn close_unread_connections(unsent: &Arc<holders::Holders>, write_timeout: Durat
     });
 }
 
+/// Serves `GET /metrics` on `addr` (plain HTTP); the bound address.
+async fn serve_metrics(
+    addr: std::net::SocketAddr,
+    metrics: Arc<metrics::Metrics>,
+) -> Result<std::net::SocketAddr, String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr} for metrics: {e}"))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| format!("cannot listen on {addr} for metrics: {e}"))?;
+    let router = Router::new().route(
+        "/metrics",
+        get(move || {
+            let metrics = Arc::clone(&metrics);
+            async move {
+                (
+                    [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+                    metrics.render(),
+                )
+            }
+        }),
+    );
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, router).await {
+            warn!(error = %e, "metrics server failed");
+        }
+    });
+    info!(addr = %bound, "serving metrics");
+    Ok(bound)
+}
+
 /// The converters the webhook serves: MachinePool (its references resolved from the contract
 /// labels of `crds`) and the example provider's FooMachinePool. Built once, shared by every
 /// request.
@@ -542,6 +654,8 @@ pub fn converters(crds: &[PathBuf]) -> Result<ConverterSet, String> {
 pub struct Running {
     /// The bound address.
     pub addr: std::net::SocketAddr,
+    /// The bound address of the metrics endpoint, when served.
+    pub metrics_addr: Option<std::net::SocketAddr>,
     /// Resolves when the server has stopped.
     pub done: tokio::task::JoinHandle<std::io::Result<()>>,
 }
@@ -578,7 +692,12 @@ pub async fn start(
             limits.max_concurrent_conversions,
         ),
         unsent: Arc::new(holders::Holders::default()),
+        metrics: Arc::new(metrics::Metrics::default()),
     });
+    let metrics_addr = match config.metrics_addr {
+        Some(addr) => Some(serve_metrics(addr, Arc::clone(&state.metrics)).await?),
+        None => None,
+    };
     close_unread_connections(&state.unsent, limits.response_write_timeout);
     watch_certificates(
         tls.clone(),
@@ -636,5 +755,9 @@ pub async fn start(
         .ok_or_else(|| format!("cannot listen on {}", config.addr))?;
     state.ready.store(true, Ordering::Relaxed);
     info!(%addr, "serving conversion reviews");
-    Ok(Running { addr, done })
+    Ok(Running {
+        addr,
+        metrics_addr,
+        done,
+    })
 }

@@ -73,6 +73,12 @@ struct Args {
     /// slot of the handshake sending the fewest bytes per second.
     #[arg(long, default_value_t = 1024)]
     max_handshakes: usize,
+    /// Address of the Prometheus metrics endpoint (plain HTTP, `GET /metrics`).
+    #[arg(long, default_value = "0.0.0.0:8080")]
+    metrics_addr: std::net::SocketAddr,
+    /// Serve no metrics.
+    #[arg(long)]
+    no_metrics: bool,
     /// Seconds a response may stay unwritten (a client that does not read it) before its
     /// connection is closed.
     #[arg(long, default_value_t = 10)]
@@ -118,6 +124,7 @@ async fn main() -> ExitCode {
         max_body_bytes: args.max_body_bytes,
         request_timeout: Duration::from_secs(args.timeout_seconds),
         reload_interval: Duration::from_secs(10),
+        metrics_addr: (!args.no_metrics).then_some(args.metrics_addr),
         limits: Limits {
             handshake_timeout: Duration::from_secs(args.handshake_timeout_seconds),
             idle_timeout: Duration::from_secs(args.idle_timeout_seconds),

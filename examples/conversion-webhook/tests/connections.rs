@@ -464,3 +464,34 @@ async fn a_connection_is_closed_after_its_last_request() {
         .unwrap();
     assert!(sender.send_request(req).await.is_err());
 }
+
+/// Issue 52: a failed conversion is logged with its reason, code and message (which names the
+/// object), as controller-runtime logs a failed conversion; before, the log said only
+/// `"status":200`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_conversion_is_logged_with_its_reason_and_object() {
+    let w = Webhook::start("log-failure", &[]);
+    let pool = r#"{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachinePool","metadata":{"name":"workers","namespace":"team-a"},"spec":{"clusterName":"c","template":{"spec":{"clusterName":"c","bootstrap":{"dataSecretName":"s"},"infrastructureRef":{"apiGroup":"infrastructure.cluster.x-k8s.io","kind":"NoSuchMachinePool","name":"p"}}}}}"#;
+    let (status, _) = w.post_review(review_to_v1beta1(&[pool.to_owned()])).await;
+    assert_eq!(status, 200);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let logged = loop {
+        let logged = w.logged_failures();
+        if !logged.is_empty() || Instant::now() > deadline {
+            break logged;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    let fields = &logged[0]["fields"];
+    assert_eq!(logged[0]["level"], "WARN");
+    assert_eq!(fields["reason"], "ConversionFailed");
+    assert_eq!(fields["code"], 422);
+    assert_eq!(fields["message"], "conversion failed");
+    let message = fields["error"].as_str().unwrap();
+    assert!(
+        message.contains("object 0 (MachinePool team-a/workers, cluster.x-k8s.io/v1beta2)")
+            && message.contains("NoSuchMachinePool"),
+        "{message}"
+    );
+}

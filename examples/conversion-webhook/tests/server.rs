@@ -57,6 +57,7 @@ async fn server_with(
         max_body_bytes,
         request_timeout,
         reload_interval: Duration::from_millis(100),
+        metrics_addr: Some("127.0.0.1:0".parse().unwrap()),
         limits,
     };
     let running = start(config, async move {
@@ -420,5 +421,71 @@ async fn trickled_body_gets_408() {
         )
         .await;
     assert_eq!(status, 200);
+    s.stop().await;
+}
+
+/// `GET /metrics` on the metrics port (plain HTTP).
+async fn metrics(addr: std::net::SocketAddr) -> String {
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let req = hyper::Request::get("/metrics")
+        .header("host", "localhost")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let body = resp.into_body().collect().await.unwrap().to_bytes();
+    String::from_utf8(body.to_vec()).unwrap()
+}
+
+/// Issue 52: each failed conversion is counted by its reason (and logged with it and the
+/// object's identity: the message names the object), next to requests by status, a latency
+/// histogram and the requests in flight, on a port of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conversions_are_counted_by_status_and_failure_reason() {
+    let s = server("metrics", 1 << 20).await;
+    let metrics_addr = s.running.metrics_addr.unwrap();
+    // Converted.
+    let (status, _) = s
+        .request(
+            "POST",
+            "/convert",
+            review("cluster.x-k8s.io/v1beta1", vec![pool()]),
+        )
+        .await;
+    assert_eq!(status, 200);
+    // A kind whose CRD is not known: a Failure result naming the object.
+    let mut unknown = pool();
+    unknown["spec"]["template"]["spec"]["infrastructureRef"]["kind"] = json!("NoSuchMachinePool");
+    let (status, body) = s
+        .request(
+            "POST",
+            "/convert",
+            review("cluster.x-k8s.io/v1beta1", vec![unknown]),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let body = String::from_utf8(body).unwrap();
+    assert!(
+        body.contains(r#""reason":"ConversionFailed""#) && body.contains("MachinePool default/mp"),
+        "{body}"
+    );
+    // Not a review.
+    let (status, _) = s.request("POST", "/convert", b"{".to_vec()).await;
+    assert_eq!(status, 400);
+    let text = metrics(metrics_addr).await;
+    for line in [
+        "conversion_webhook_requests_total{code=\"200\"} 2",
+        "conversion_webhook_requests_total{code=\"400\"} 1",
+        "conversion_webhook_conversion_failures_total{reason=\"BadRequest\"} 1",
+        "conversion_webhook_conversion_failures_total{reason=\"ConversionFailed\"} 1",
+        "conversion_webhook_request_duration_seconds_count 3",
+        "conversion_webhook_requests_in_flight 0",
+    ] {
+        assert!(text.contains(&format!("{line}\n")), "{line}\n{text}");
+    }
     s.stop().await;
 }

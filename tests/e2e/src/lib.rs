@@ -204,6 +204,7 @@ fn start_webhook() -> Webhook {
         max_body_bytes: 3 << 20,
         request_timeout: Duration::from_secs(10),
         reload_interval: Duration::from_secs(3600),
+        metrics_addr: None,
         limits: conversion_webhook::Limits::default(),
     };
     let (tx, rx) = std::sync::mpsc::channel();

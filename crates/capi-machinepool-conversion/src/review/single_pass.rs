@@ -116,7 +116,11 @@ pub(super) fn answer(
         body.splice(at..at + EMPTY_UID.len(), printed);
     }
     body.extend_from_slice(b"]}}");
-    Some(Response { status: 200, body })
+    Some(Response {
+        status: 200,
+        body,
+        failure: None,
+    })
 }
 
 /// The empty uid as printed in a response whose uid came after its objects, replaced by the

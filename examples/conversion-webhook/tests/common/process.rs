@@ -23,6 +23,8 @@ pub const MEMORY_LIMIT_KB: u64 = 128 * 1024;
 pub struct Webhook {
     child: Child,
     pub addr: SocketAddr,
+    /// The failures the server logged ("conversion failed" lines), as JSON.
+    failures: std::sync::Arc<std::sync::Mutex<Vec<serde_json::Value>>>,
     dir: std::path::PathBuf,
     pub cert: tokio_rustls::rustls::pki_types::CertificateDer<'static>,
 }
@@ -35,6 +37,7 @@ impl Webhook {
         let cert = write_cert(&dir);
         let mut child = Command::new(env!("CARGO_BIN_EXE_conversion-webhook"))
             .args(["--addr", "127.0.0.1:0", "--cert-dir", dir.to_str().unwrap()])
+            .args(["--metrics-addr", "127.0.0.1:0"])
             .args(args)
             .env("RUST_LOG", "info")
             .stdout(Stdio::piped())
@@ -43,11 +46,18 @@ impl Webhook {
             .unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
+        let failures = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let logged = std::sync::Arc::clone(&failures);
         std::thread::spawn(move || {
             for line in std::io::BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 if line.contains("serving conversion reviews") {
                     let _ = tx.send(line.clone());
+                }
+                if line.contains("conversion failed")
+                    && let Ok(value) = serde_json::from_str(&line)
+                {
+                    logged.lock().unwrap().push(value);
                 }
             }
         });
@@ -57,9 +67,15 @@ impl Webhook {
         Self {
             child,
             addr,
+            failures,
             dir,
             cert,
         }
+    }
+
+    /// The "conversion failed" lines the server logged so far, as JSON.
+    pub fn logged_failures(&self) -> Vec<serde_json::Value> {
+        self.failures.lock().unwrap().clone()
     }
 
     /// CPU time the server process used so far (user and system), in clock ticks.
