@@ -41,6 +41,8 @@ pub enum Format {
     Junit,
     /// GitHub Actions workflow commands (annotations on the files of a pull request).
     Github,
+    /// SARIF 2.1.0, for code scanning (`github/codeql-action/upload-sarif`).
+    Sarif,
 }
 
 /// An API version of MachinePool.

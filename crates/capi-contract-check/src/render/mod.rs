@@ -1,5 +1,5 @@
-//! Renderings of a [`Report`](crate::Report): human text (also its `Display`), JSON, JUnit XML
-//! and GitHub Actions workflow commands. Pure functions returning text; no I/O.
+//! Renderings of a [`Report`](crate::Report): human text (also its `Display`), JSON, JUnit XML,
+//! GitHub Actions workflow commands and SARIF 2.1.0 (code scanning). Pure functions returning text; no I/O.
 //!
 //! Everything quoted from the input is escaped for its target (control characters and
 //! terminal escapes in text, XML in JUnit, workflow-command encoding for GitHub) and long
@@ -8,11 +8,13 @@
 mod github;
 mod json;
 mod junit;
+mod sarif;
 mod text;
 
 pub use github::github;
 pub use json::json;
 pub use junit::junit;
+pub use sarif::{SARIF_SCHEMA, sarif};
 pub use text::text;
 
 use capi_diagnostics::excerpt::Excerpt;

@@ -147,9 +147,11 @@ fn render(report: &Report, args: &Args) -> Result<String, Failure> {
                     .map(|t| capi_diagnostics::excerpt::escape_json_text(&t).into_owned() + "\n")
                     .map_err(|e| format!("cannot write JSON: {e}").into())
             }
-            Format::Junit | Format::Github => Err("--capabilities is written as text or json"
-                .to_owned()
-                .into()),
+            Format::Junit | Format::Github | Format::Sarif => {
+                Err("--capabilities is written as text or json"
+                    .to_owned()
+                    .into())
+            }
         };
     }
     Ok(match args.format {
@@ -157,6 +159,7 @@ fn render(report: &Report, args: &Args) -> Result<String, Failure> {
         Format::Json => render::json(report),
         Format::Junit => render::junit(report),
         Format::Github => render::github(report),
+        Format::Sarif => render::sarif(report),
     })
 }
 

@@ -562,7 +562,7 @@ pub fn run(objects: &Path, nodes: &Path, format: Format) -> Result<ExitCode, Fai
     let rendered = match format {
         Format::Text => text(&pools, &report, &owners, node_list.len()),
         Format::Json => json(&pools, &report, &owners, passes)?,
-        Format::Junit | Format::Github => {
+        Format::Junit | Format::Github | Format::Sarif => {
             return Err("nodes supports --format text and json".to_owned().into());
         }
     };
