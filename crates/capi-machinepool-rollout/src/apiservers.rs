@@ -189,6 +189,10 @@ impl ControlPlaneVersionSet {
                     outlook.later = Some(desired.clone());
                 }
             }
+            // The contract does not say a control plane moves down to a desired version below
+            // what runs (a managed one may have moved past it on its own): only
+            // KubeadmControlPlane, which rolls every machine to spec.version, is taken to.
+            RolloutModel::Contract if to < newest => {}
             _ => {
                 if !self
                     .running
@@ -203,5 +207,39 @@ impl ControlPlaneVersionSet {
             }
         }
         outlook
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outlook(kind: &str, spec: &str, status: &str) -> Vec<String> {
+        ControlPlaneVersionSet::from_value(
+            kind,
+            &serde_json::json!({"metadata": {"name": "cp", "namespace": "ns"},
+                "spec": {"version": spec}, "status": {"version": status}}),
+        )
+        .outlook()
+        .now_and_next
+        .into_iter()
+        .map(|v| v.version)
+        .collect()
+    }
+
+    /// A desired version below what runs: KubeadmControlPlane rolls its machines to it
+    /// (filters.go marks every machine whose version differs); a control plane read by the
+    /// contract alone is not taken to move down (a managed one may have moved past it).
+    #[test]
+    fn a_desired_version_below_what_runs() {
+        assert_eq!(
+            outlook("KubeadmControlPlane", "v1.33.0", "v1.34.0"),
+            ["v1.34.0", "v1.33.0"]
+        );
+        assert_eq!(
+            outlook("RKE2ControlPlane", "v1.33.0", "v1.34.0"),
+            ["v1.34.0"]
+        );
+        assert_eq!(outlook("AWSManagedControlPlane", "v1.33", "1.34"), ["1.34"]);
     }
 }

@@ -71,6 +71,8 @@ pub struct ConnInfo {
     opened: Instant,
     /// Closed outright: its next read or write fails.
     aborted: AtomicBool,
+    /// Wakes the request handlers of an aborted connection.
+    aborted_notify: tokio::sync::Notify,
     /// Bytes written since the connection last made [`PROGRESS_BYTES`] of progress.
     written: AtomicU64,
     /// When it last did (milliseconds after `opened`).
@@ -108,6 +110,7 @@ impl ConnInfo {
             waker: Mutex::new(None),
             opened: Instant::now(),
             aborted: AtomicBool::new(false),
+            aborted_notify: tokio::sync::Notify::new(),
             written: AtomicU64::new(0),
             progressed_ms: AtomicU64::new(0),
             moved: AtomicU64::new(0),
@@ -186,24 +189,34 @@ impl ConnInfo {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        match handle {
-            Some(handle) => handle.graceful_shutdown(),
-            None => {
-                let waker = self.waker.lock().unwrap_or_else(|e| e.into_inner()).take();
-                if let Some(waker) = waker {
-                    waker.wake();
-                }
-            }
+        if let Some(handle) = handle {
+            handle.graceful_shutdown();
         }
     }
 
-    /// Closes the connection outright (streams and responses in flight are dropped).
+    /// Closes the connection outright (streams and responses in flight are dropped): its
+    /// next read, write or flush fails, and a request handler waiting on it
+    /// ([`aborted`](Self::aborted)) returns.
     pub fn abort(&self) {
         self.aborted.store(true, Ordering::Relaxed);
+        self.aborted_notify.notify_waiters();
         let waker = self.waker.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(waker) = waker {
             waker.wake();
         }
+    }
+
+    /// Resolves once the connection is aborted: a handler waiting for body budget, memory or
+    /// its conversion stops waiting (hyper does not read a connection whose handler is not
+    /// reading its body, so the connection would not notice the abort before).
+    pub async fn aborted(&self) {
+        let notified = self.aborted_notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if self.is_aborted() {
+            return;
+        }
+        notified.await;
     }
 
     fn has_handle(&self) -> bool {
@@ -415,6 +428,17 @@ impl<S> Guarded<S> {
         }
     }
 
+    /// The error of an aborted connection (closed for a newcomer, or holding a budget without
+    /// moving).
+    fn aborted_error(&self) -> Option<io::Error> {
+        self.info.is_aborted().then(|| {
+            io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "connection closed by the server (stalled, or the slowest when a newcomer needed its slot)",
+            )
+        })
+    }
+
     fn active(&mut self, n: usize) {
         self.info.moved(n);
         let idle = self.idle;
@@ -424,17 +448,8 @@ impl<S> Guarded<S> {
     /// An error when the connection must close now (idle, past its grace after its maximum
     /// age, or asked to close before any request); else registers for the next deadline.
     fn must_close(&mut self, cx: &mut Context<'_>) -> Option<io::Error> {
-        if self.info.aborted.load(Ordering::Relaxed) {
-            return Some(io::Error::new(
-                io::ErrorKind::ConnectionAborted,
-                "connection closed: a response on it was not read in time",
-            ));
-        }
-        if self.info.closing.load(Ordering::Relaxed) && !self.info.has_handle() {
-            return Some(io::Error::new(
-                io::ErrorKind::ConnectionAborted,
-                "connection closed for a waiting one",
-            ));
+        if let Some(e) = self.aborted_error() {
+            return Some(e);
         }
         *self.info.waker.lock().unwrap_or_else(|e| e.into_inner()) = Some(cx.waker().clone());
         if self.deadline.as_mut().poll(cx).is_ready() {
@@ -463,6 +478,9 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        if let Some(e) = self.aborted_error() {
+            return Poll::Ready(Err(e));
+        }
         let before = buf.filled().len();
         match Pin::new(&mut self.inner).poll_read(cx, buf) {
             Poll::Ready(result) => {
@@ -486,6 +504,9 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
+        if let Some(e) = self.aborted_error() {
+            return Poll::Ready(Err(e));
+        }
         let written = Pin::new(&mut self.inner).poll_write(cx, buf);
         match written {
             Poll::Ready(Ok(n)) if n > 0 => {
@@ -504,6 +525,9 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if let Some(e) = self.aborted_error() {
+            return Poll::Ready(Err(e));
+        }
         let flushed = Pin::new(&mut self.inner).poll_flush(cx);
         if flushed.is_pending()
             && let Some(e) = self.must_close(cx)

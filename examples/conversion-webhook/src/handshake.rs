@@ -9,7 +9,8 @@
 //! older one remains (else the oldest goes). A client sends its whole ClientHello at once, so
 //! a client trickling its handshake (a TLS slowloris, a byte a second) always has a lower
 //! rate than one that is really handshaking, and clients reconnecting at once when closed
-//! cannot push a newcomer out before its ClientHello arrives.
+//! cannot push a newcomer out before its ClientHello arrives. At most 2 KiB of a handshake
+//! count: a client padding its ClientHello buys no standing.
 
 use std::io;
 use std::pin::Pin;
@@ -23,6 +24,9 @@ use tokio::time::Instant;
 use tracing::debug;
 
 use crate::eviction::{Moved, closed_first};
+
+/// The most bytes of a handshake that count towards its rate.
+const MAX_CREDITED_BYTES: u64 = 2048;
 
 /// One handshake in progress: when it started and how many bytes it has sent.
 #[derive(Debug)]
@@ -46,7 +50,9 @@ impl Progress {
     fn moved(&self) -> Moved {
         Moved {
             started: self.started,
-            bytes: self.bytes.load(Ordering::Relaxed),
+            // A client padding its ClientHello buys no standing: a real one is a few hundred
+            // bytes, and no more than this counts.
+            bytes: self.bytes.load(Ordering::Relaxed).min(MAX_CREDITED_BYTES),
         }
     }
 }
@@ -138,6 +144,20 @@ pub struct Counted<I> {
 }
 
 impl<I> Counted<I> {
+    /// The error of a handshake closed for a new connection (registering for the wake of a
+    /// later eviction otherwise).
+    fn evicted(&self, cx: &Context<'_>) -> Option<io::Error> {
+        let progress = self.progress.as_ref()?;
+        if progress.evicted.load(Ordering::Relaxed) {
+            return Some(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "TLS handshake closed for a new connection",
+            ));
+        }
+        *progress.waker.lock().unwrap_or_else(|e| e.into_inner()) = Some(cx.waker().clone());
+        None
+    }
+
     /// The handshake is over: its slot is given back.
     pub fn handshake_done(&mut self) {
         self.progress = None;
@@ -150,14 +170,8 @@ impl<I: AsyncRead + Unpin> AsyncRead for Counted<I> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        if let Some(progress) = &self.progress {
-            if progress.evicted.load(Ordering::Relaxed) {
-                return Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::ConnectionAborted,
-                    "TLS handshake closed for a new connection",
-                )));
-            }
-            *progress.waker.lock().unwrap_or_else(|e| e.into_inner()) = Some(cx.waker().clone());
+        if let Some(e) = self.evicted(cx) {
+            return Poll::Ready(Err(e));
         }
         let before = buf.filled().len();
         let read = Pin::new(&mut self.inner).poll_read(cx, buf);
@@ -175,10 +189,18 @@ impl<I: AsyncWrite + Unpin> AsyncWrite for Counted<I> {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
+        // A client that reads nothing stalls the handshake in its writes: eviction is seen
+        // there too.
+        if let Some(e) = self.evicted(cx) {
+            return Poll::Ready(Err(e));
+        }
         Pin::new(&mut self.inner).poll_write(cx, buf)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if let Some(e) = self.evicted(cx) {
+            return Poll::Ready(Err(e));
+        }
         Pin::new(&mut self.inner).poll_flush(cx)
     }
 
@@ -191,6 +213,9 @@ impl<I: AsyncWrite + Unpin> AsyncWrite for Counted<I> {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        if let Some(e) = self.evicted(cx) {
+            return Poll::Ready(Err(e));
+        }
         Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
     }
 

@@ -93,26 +93,26 @@ impl Holders {
     /// `idle`, that made no progress for `older_than` either); how many holdings they had.
     pub fn close_stalled(&self, older_than: Duration, idle: bool, why: &'static str) -> usize {
         let now = Instant::now();
-        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        let mut closed = 0;
-        for entry in entries
-            .iter()
-            .filter(|e| now.saturating_duration_since(e.since) >= older_than)
-        {
-            if let Some(conn) = entry.conn.upgrade()
-                && (!idle || conn.since_progress() >= older_than)
-            {
-                warn!(
-                    held_ms = now.saturating_duration_since(entry.since).as_millis() as u64,
-                    bytes = entry.bytes,
-                    why,
-                    "closing a connection that holds a budget without moving"
-                );
-                conn.abort();
-                closed += 1;
-            }
+        // Chosen under the lock, closed and logged after it (the holdings' drops take it).
+        let stalled: Vec<(Arc<ConnInfo>, Duration, usize)> = {
+            let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            entries
+                .iter()
+                .filter(|e| now.saturating_duration_since(e.since) >= older_than)
+                .filter_map(|e| Some((e.conn.upgrade()?, e)))
+                .filter(|(conn, _)| !conn.is_aborted())
+                .filter(|(conn, _)| !idle || conn.since_progress() >= older_than)
+                .map(|(conn, e)| (conn, now.saturating_duration_since(e.since), e.bytes))
+                .collect()
+        };
+        for (conn, held, bytes) in &stalled {
+            warn!(
+                held_ms = held.as_millis() as u64,
+                bytes, why, "closing a connection that holds a budget without moving"
+            );
+            conn.abort();
         }
-        closed
+        stalled.len()
     }
 }
 

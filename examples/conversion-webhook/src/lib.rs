@@ -93,7 +93,8 @@ pub struct Limits {
     pub body_budget_bytes: usize,
     /// Conversions running at once (small reviews, [`SMALL_LANE_SHARE`], have one more).
     pub max_concurrent_conversions: usize,
-    /// Connections open at once (over the cap, a new connection is closed at once).
+    /// Connections open at once, counted from the end of their TLS handshake (over the cap,
+    /// a new connection waits while the slowest open one is closed for it).
     pub max_connections: usize,
     /// HTTP/2 flow-control window of a connection and of each stream: the most a client can
     /// send that is not yet read.
@@ -114,7 +115,7 @@ pub struct Limits {
     /// A connection is asked to close after this many requests.
     pub max_requests_per_connection: u64,
     /// How long a connection over `max_connections` waits (first come, first served) for a
-    /// slot, while the oldest connection is asked to close.
+    /// slot, while the slowest open connection is closed for it.
     pub connection_queue_timeout: Duration,
     /// TLS handshakes in progress at once; when all are taken, a new connection takes the
     /// slot of the handshake sending the fewest bytes per second.
@@ -290,8 +291,20 @@ async fn read_body(
     let mut body = body;
     let mut bytes = Vec::new();
     let mut permits = Vec::new();
-    let mut reading = None;
-    while let Some(frame) = body.frame().await {
+    loop {
+        // A small body holding budget is registered while it waits for the network (and only
+        // then: time spent waiting for budget is not the client's), so that a connection that
+        // trickles it can be closed when others need the budget.
+        let frame = {
+            let _waiting = match lane.small {
+                Some((readers, Some(conn))) if !bytes.is_empty() => {
+                    Some(readers.register(conn, bytes.len()))
+                }
+                _ => None,
+            };
+            body.frame().await
+        };
+        let Some(frame) = frame else { break };
         let frame = frame.map_err(|_| BodyError::Broken)?;
         let Ok(data) = frame.into_data() else {
             continue;
@@ -301,11 +314,6 @@ async fn read_body(
         }
         let n = u32::try_from(data.len()).map_err(|_| BodyError::TooLarge)?;
         permits.push(lane.take(n).await?);
-        if reading.is_none()
-            && let Some((readers, Some(conn))) = lane.small
-        {
-            reading = Some(readers.register(conn, data.len()));
-        }
         bytes.extend_from_slice(&data);
     }
     Ok((bytes, permits))
@@ -352,7 +360,23 @@ async fn conversion_memory(
 async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Response {
     let started = std::time::Instant::now();
     let _in_flight = state.metrics.start();
-    let (response, failure) = answer(&state, request, started).await;
+    let conn = request
+        .extensions()
+        .get::<Arc<connection::ConnInfo>>()
+        .cloned();
+    // A connection aborted while its request waits (for body budget, memory, a conversion
+    // slot) ends the request at once; hyper then finds the connection closed.
+    let (response, failure) = match conn {
+        Some(conn) => tokio::select! {
+            answered = answer(&state, request, started) => answered,
+            () = conn.aborted() => refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "connection closed by the server",
+                "ConnectionAborted",
+            ),
+        },
+        None => answer(&state, request, started).await,
+    };
     state
         .metrics
         .observe(response.status().as_u16(), started.elapsed(), failure);
@@ -601,7 +625,13 @@ fn close_unread_connections(unsent: &Arc<holders::Holders>, write_timeout: Durat
     });
 }
 
-/// Serves `GET /metrics` on `addr` (plain HTTP); the bound address.
+/// Connections the metrics port serves at once (a scraper needs one).
+const METRICS_CONNECTIONS: usize = 16;
+
+/// Serves `GET /metrics` on `addr` (plain HTTP/1.1); the bound address. The port has limits of
+/// its own, so that it cannot take the webhook's file descriptors or memory: at most
+/// [`METRICS_CONNECTIONS`] connections (more are closed at once), 5 s to send the request
+/// head, 10 s per connection.
 async fn serve_metrics(
     addr: std::net::SocketAddr,
     metrics: Arc<metrics::Metrics>,
@@ -612,21 +642,42 @@ async fn serve_metrics(
     let bound = listener
         .local_addr()
         .map_err(|e| format!("cannot listen on {addr} for metrics: {e}"))?;
-    let router = Router::new().route(
-        "/metrics",
-        get(move || {
-            let metrics = Arc::clone(&metrics);
-            async move {
-                (
-                    [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-                    metrics.render(),
-                )
-            }
-        }),
-    );
+    let slots = Arc::new(Semaphore::new(METRICS_CONNECTIONS));
     tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, router).await {
-            warn!(error = %e, "metrics server failed");
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            };
+            let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                continue;
+            };
+            let metrics = Arc::clone(&metrics);
+            tokio::spawn(async move {
+                let _slot = slot;
+                let service =
+                    hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+                        let metrics = Arc::clone(&metrics);
+                        async move {
+                            if request.uri().path() == "/metrics" {
+                                axum::http::Response::builder()
+                                    .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")
+                                    .body(http_body_util::Full::new(bytes::Bytes::from(
+                                        metrics.render(),
+                                    )))
+                            } else {
+                                axum::http::Response::builder()
+                                    .status(StatusCode::NOT_FOUND)
+                                    .body(http_body_util::Full::new(bytes::Bytes::new()))
+                            }
+                        }
+                    });
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(Duration::from_secs(5))
+                    .serve_connection(hyper_util::rt::TokioIo::new(tcp), service);
+                let _ = tokio::time::timeout(Duration::from_secs(10), connection).await;
+            });
         }
     });
     info!(addr = %bound, "serving metrics");

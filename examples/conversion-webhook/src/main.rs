@@ -62,9 +62,9 @@ struct Args {
     /// Requests after which a connection is asked to close.
     #[arg(long, default_value_t = 1000)]
     max_requests_per_connection: u64,
-    /// Seconds a connection over the cap waits for a slot (the oldest connection is asked
-    /// to close meanwhile).
-    #[arg(long, default_value_t = 5)]
+    /// Seconds a connection over the cap waits for a slot (the slowest open connection is
+    /// closed for it meanwhile).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
     connection_queue_seconds: u64,
     /// HTTP/2 flow-control window (connection and stream), in bytes.
     #[arg(long, default_value_t = 64 * 1024)]
@@ -81,7 +81,7 @@ struct Args {
     no_metrics: bool,
     /// Seconds a response may stay unwritten (a client that does not read it) before its
     /// connection is closed.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     write_timeout_seconds: u64,
 }
 

@@ -70,13 +70,15 @@ impl Metrics {
                 .entry(reason.to_owned())
                 .or_default() += 1;
         }
+        // The count first, then the buckets: a scrape reads the buckets first, then the count,
+        // so no bucket it prints exceeds the count (`+Inf`).
+        self.count.fetch_add(1, Ordering::Release);
         let seconds = elapsed.as_secs_f64();
         for (bucket, le) in self.buckets.iter().zip(BUCKETS) {
             if seconds <= le {
-                bucket.fetch_add(1, Ordering::Relaxed);
+                bucket.fetch_add(1, Ordering::Release);
             }
         }
-        self.count.fetch_add(1, Ordering::Relaxed);
         self.sum_nanos.fetch_add(
             u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX),
             Ordering::Relaxed,
@@ -122,14 +124,18 @@ impl Metrics {
             out,
             "# HELP conversion_webhook_request_duration_seconds Time to answer a ConversionReview.\n# TYPE conversion_webhook_request_duration_seconds histogram"
         );
-        for (bucket, le) in self.buckets.iter().zip(BUCKETS) {
+        let buckets: Vec<u64> = self
+            .buckets
+            .iter()
+            .map(|b| b.load(Ordering::Acquire))
+            .collect();
+        let count = self.count.load(Ordering::Acquire);
+        for (n, le) in buckets.iter().zip(BUCKETS) {
             let _ = writeln!(
                 out,
-                "conversion_webhook_request_duration_seconds_bucket{{le=\"{le}\"}} {}",
-                bucket.load(Ordering::Relaxed)
+                "conversion_webhook_request_duration_seconds_bucket{{le=\"{le}\"}} {n}"
             );
         }
-        let count = self.count.load(Ordering::Relaxed);
         let _ = writeln!(
             out,
             "conversion_webhook_request_duration_seconds_bucket{{le=\"+Inf\"}} {count}"

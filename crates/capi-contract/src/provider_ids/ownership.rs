@@ -182,7 +182,12 @@ pub fn ownership<S: AsRef<str>>(pools: &[OwnedList<'_, S>], nodes: &[Node]) -> O
         if !known.contains(pool) {
             continue;
         }
-        if let Some(owner) = annotated_owner(node).filter(|o| o != pool) {
+        // Without its namespace annotation, the owner is compared by name alone.
+        let same = |owner: &String| {
+            owner == *pool
+                || (!owner.contains('/') && pool.rsplit('/').next() == Some(owner.as_str()))
+        };
+        if let Some(owner) = annotated_owner(node).filter(|o| !same(o)) {
             found.owned_by_another.push(OwnedByAnother {
                 provider_id: (*id).to_owned(),
                 node: node_name(node),
@@ -239,5 +244,12 @@ mod tests {
         );
         assert_eq!(found.of_pool("ns/a").1.len(), 1);
         assert!(found.of_pool("ns/b").1.is_empty());
+        // Annotations without the namespace name the owner by name: the pool's own is no
+        // conflict.
+        let mut bare = node("n1", "gce://p/z/i-1", Some("a"));
+        if let Some(annotations) = bare.metadata.annotations.as_mut() {
+            annotations.remove(CLUSTER_NAMESPACE_ANNOTATION);
+        }
+        assert!(ownership(&[list(true)], &[bare]).is_clean());
     }
 }
