@@ -2,7 +2,8 @@
 //! are judged against.
 //!
 //! A control plane publishes its versions as the contract writes them
-//! ([`ControlPlaneVersionSet`]); how its desired version (`spec.version`) turns into running
+//! ([`ControlPlaneVersionSet`](crate::control_plane::ControlPlaneVersionSet)); how its desired
+//! version (`spec.version`) turns into running
 //! kube-apiservers depends on what the control plane does with it ([`RolloutModel`]):
 //!
 //! * **KubeadmControlPlane** replaces every machine whose version differs from `spec.version`
@@ -33,8 +34,11 @@
 
 use std::fmt;
 
-use crate::control_plane::ControlPlaneVersionSet;
-use crate::skew::{MinorVersion, VersionAt};
+use capi_diagnostics::Severity;
+
+use crate::skew::{
+    ApiServers, MinorVersion, SkewFinding, SkewRule, VersionAt, check, upgrade_range,
+};
 
 /// How a control plane turns its desired version into running kube-apiservers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -108,138 +112,235 @@ pub struct ApiServerOutlook {
     pub model: RolloutModel,
 }
 
-impl ControlPlaneVersionSet {
-    /// What runs now and next by this control plane's [`RolloutModel`].
-    ///
-    /// ```
-    /// use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
-    /// // KubeadmControlPlane asked to upgrade: 1.35 machines are rolled out now.
-    /// let kcp = ControlPlaneVersionSet::from_value("KubeadmControlPlane", &serde_json::json!({
-    ///     "metadata": {"name": "cp", "namespace": "ns"},
-    ///     "spec": {"version": "v1.35.0"}, "status": {"version": "v1.34.0"}}));
-    /// let outlook = kcp.outlook();
-    /// let now: Vec<&str> = outlook.now_and_next.iter().map(|v| v.version.as_str()).collect();
-    /// assert_eq!(now, ["v1.34.0", "v1.35.0"]);
-    /// // EKS at 1.31 asked for 1.33: 1.32 is the step requested, 1.33 a plan.
-    /// let eks = ControlPlaneVersionSet::from_value("AWSManagedControlPlane", &serde_json::json!({
-    ///     "metadata": {"name": "eks", "namespace": "ns"},
-    ///     "spec": {"version": "v1.33"}, "status": {"version": "1.31"}}));
-    /// let outlook = eks.outlook();
-    /// let now: Vec<&str> = outlook.now_and_next.iter().map(|v| v.version.as_str()).collect();
-    /// assert_eq!(now, ["1.31", "v1.32"]);
-    /// assert_eq!(outlook.later.unwrap().version, "v1.33");
-    /// ```
-    #[must_use]
-    pub fn outlook(&self) -> ApiServerOutlook {
-        let model = self.model;
-        let mut outlook = ApiServerOutlook {
-            now_and_next: self.running.clone(),
-            upgrading_to: None,
-            later: None,
-            model,
-        };
-        let Some(desired) = &self.desired else {
-            return outlook;
-        };
-        let newest_running = self
-            .running
-            .iter()
-            .filter_map(|v| MinorVersion::api_server(&v.version).ok())
-            .max();
-        let Ok(to) = MinorVersion::api_server(&desired.version) else {
-            // Judged as it is written: the policy reports what does not parse.
+/// What runs now and next of a control plane reporting `running` (every `status.versions`
+/// entry, else `status.version`) and `desired` (`spec.version`), by its [`RolloutModel`]
+/// ([`ControlPlaneVersionSet::outlook`](crate::control_plane::ControlPlaneVersionSet::outlook)
+/// reads them from an object).
+///
+/// ```
+/// use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
+/// // KubeadmControlPlane asked to upgrade: 1.35 machines are rolled out now.
+/// let kcp = ControlPlaneVersionSet::from_value("KubeadmControlPlane", &serde_json::json!({
+///     "metadata": {"name": "cp", "namespace": "ns"},
+///     "spec": {"version": "v1.35.0"}, "status": {"version": "v1.34.0"}}));
+/// let outlook = kcp.outlook();
+/// let now: Vec<&str> = outlook.now_and_next.iter().map(|v| v.version.as_str()).collect();
+/// assert_eq!(now, ["v1.34.0", "v1.35.0"]);
+/// // EKS at 1.31 asked for 1.33: 1.32 is the step requested, 1.33 a plan.
+/// let eks = ControlPlaneVersionSet::from_value("AWSManagedControlPlane", &serde_json::json!({
+///     "metadata": {"name": "eks", "namespace": "ns"},
+///     "spec": {"version": "v1.33"}, "status": {"version": "1.31"}}));
+/// let outlook = eks.outlook();
+/// let now: Vec<&str> = outlook.now_and_next.iter().map(|v| v.version.as_str()).collect();
+/// assert_eq!(now, ["1.31", "v1.32"]);
+/// assert_eq!(outlook.later.unwrap().version, "v1.33");
+/// ```
+#[must_use]
+pub fn outlook(
+    running: &[VersionAt],
+    desired: Option<&VersionAt>,
+    model: RolloutModel,
+) -> ApiServerOutlook {
+    let mut outlook = ApiServerOutlook {
+        now_and_next: running.to_vec(),
+        upgrading_to: None,
+        later: None,
+        model,
+    };
+    let Some(desired) = desired else {
+        return outlook;
+    };
+    let newest_running = running
+        .iter()
+        .filter_map(|v| MinorVersion::api_server(&v.version).ok())
+        .max();
+    let Ok(to) = MinorVersion::api_server(&desired.version) else {
+        // Judged as it is written: the policy reports what does not parse.
+        outlook.now_and_next.push(desired.clone());
+        return outlook;
+    };
+    let Some(newest) = newest_running else {
+        if running.is_empty() {
+            outlook.now_and_next.push(VersionAt::new(
+                desired.version.clone(),
+                format!(
+                    "{}, desired: the control plane reports no running version",
+                    desired.at
+                ),
+            ));
+        } else {
             outlook.now_and_next.push(desired.clone());
-            return outlook;
-        };
-        let Some(newest) = newest_running else {
-            if self.running.is_empty() {
+        }
+        return outlook;
+    };
+    if to > newest {
+        outlook.upgrading_to = Some(desired.clone());
+    }
+    match model {
+        RolloutModel::EksOneMinorPerStep => {
+            // EKS never moves down, and moves up one minor per requested update.
+            if to <= newest || to.major != newest.major {
+                return outlook;
+            }
+            let step = MinorVersion {
+                major: newest.major,
+                minor: newest.minor + 1,
+            };
+            outlook.now_and_next.push(VersionAt::new(
+                format!("v{step}"),
+                format!(
+                    "{}: the step CAPA has requested from EKS, running {newest} + 1 minor",
+                    desired.at
+                ),
+            ));
+            if to > step {
+                outlook.later = Some(desired.clone());
+            }
+        }
+        // The contract does not say a control plane moves down to a desired version below
+        // what runs (a managed one may have moved past it on its own): only
+        // KubeadmControlPlane, which rolls every machine to spec.version, is taken to.
+        RolloutModel::Contract if to < newest => {}
+        _ => {
+            if !running
+                .iter()
+                .any(|v| MinorVersion::api_server(&v.version).is_ok_and(|m| m == to))
+            {
                 outlook.now_and_next.push(VersionAt::new(
                     desired.version.clone(),
-                    format!(
-                        "{}, desired: the control plane reports no running version",
-                        desired.at
-                    ),
+                    format!("{}, rolled out now ({model})", desired.at),
                 ));
-            } else {
-                outlook.now_and_next.push(desired.clone());
-            }
-            return outlook;
-        };
-        if to > newest {
-            outlook.upgrading_to = Some(desired.clone());
-        }
-        match model {
-            RolloutModel::EksOneMinorPerStep => {
-                // EKS never moves down, and moves up one minor per requested update.
-                if to <= newest || to.major != newest.major {
-                    return outlook;
-                }
-                let step = MinorVersion {
-                    major: newest.major,
-                    minor: newest.minor + 1,
-                };
-                outlook.now_and_next.push(VersionAt::new(
-                    format!("v{step}"),
-                    format!(
-                        "{}: the step CAPA has requested from EKS, running {newest} + 1 minor",
-                        desired.at
-                    ),
-                ));
-                if to > step {
-                    outlook.later = Some(desired.clone());
-                }
-            }
-            // The contract does not say a control plane moves down to a desired version below
-            // what runs (a managed one may have moved past it on its own): only
-            // KubeadmControlPlane, which rolls every machine to spec.version, is taken to.
-            RolloutModel::Contract if to < newest => {}
-            _ => {
-                if !self
-                    .running
-                    .iter()
-                    .any(|v| MinorVersion::api_server(&v.version).is_ok_and(|m| m == to))
-                {
-                    outlook.now_and_next.push(VersionAt::new(
-                        desired.version.clone(),
-                        format!("{}, rolled out now ({model})", desired.at),
-                    ));
-                }
             }
         }
-        outlook
     }
+    outlook
+}
+
+/// Checks every kubelet version against the kube-apiservers that run now and next
+/// ([`ApiServerOutlook::now_and_next`]: the running versions and what the control plane's
+/// [`RolloutModel`] says its desired version brings at once),
+/// then says where the control plane is going when that is ahead
+/// ([`SkewRule::ControlPlaneUpgrading`], a note naming the model and its source), and for a
+/// desired version reached only by later steps (EKS), which kubelets it would leave behind
+/// ([`SkewRule::DesiredNarrowsWindow`], a note).
+///
+/// ```
+/// use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
+/// use capi_machinepool_rollout::apiservers::check_outlook;
+/// use capi_machinepool_rollout::skew::{SkewRule, VersionAt};
+/// use capi_diagnostics::Severity;
+/// // EKS at 1.32 asked for 1.33: CAPA has requested 1.33 from EKS, a 1.29 kubelet is too old.
+/// let eks = ControlPlaneVersionSet::from_value("AWSManagedControlPlane", &serde_json::json!({
+///     "metadata": {"name": "eks", "namespace": "ns"},
+///     "spec": {"version": "v1.33"}, "status": {"version": "1.32"}}));
+/// let pool = [VersionAt::new("v1.29.4", "MachinePool ns/mp spec.template.spec.version")];
+/// let found = check_outlook(&eks.outlook(), &pool);
+/// assert_eq!(found[0].rule, SkewRule::KubeletTooOld);
+/// assert_eq!(found[0].severity, Some(Severity::Error));
+/// assert_eq!(found[1].rule, SkewRule::ControlPlaneUpgrading);
+/// ```
+#[must_use]
+pub fn check_outlook(outlook: &ApiServerOutlook, kubelets: &[VersionAt]) -> Vec<SkewFinding> {
+    let mut findings = check(&outlook.now_and_next, kubelets);
+    let Some(desired) = &outlook.upgrading_to else {
+        return findings;
+    };
+    let (window, _) = ApiServers::from_versions(&outlook.now_and_next);
+    let Some(window) = window else {
+        return findings;
+    };
+    let (Ok(to), Some(oldest)) = (
+        MinorVersion::api_server(&desired.version),
+        outlook
+            .now_and_next
+            .iter()
+            .filter_map(|v| Some((MinorVersion::api_server(&v.version).ok()?, v)))
+            .min_by_key(|(m, _)| *m),
+    ) else {
+        return findings;
+    };
+    findings.push(SkewFinding {
+        rule: SkewRule::ControlPlaneUpgrading,
+        severity: None,
+        kubelet: None,
+        api_servers: vec![desired.clone(), oldest.1.clone()],
+        message: format!(
+            "the control plane is moving to {to} (desired) from {} ({}): {}",
+            oldest.0,
+            outlook.model,
+            outlook.model.rollout()
+        ),
+    });
+    let Some(later) = &outlook.later else {
+        return findings;
+    };
+    let (target, _) = ApiServers::from_versions(std::slice::from_ref(later));
+    let Some(target) = target else {
+        return findings;
+    };
+    for kubelet in kubelets.iter().filter(|v| !v.version.is_empty()) {
+        let Ok(v) = MinorVersion::kubelet(&kubelet.version) else {
+            continue;
+        };
+        // Only a kubelet that fits what runs now and next gets the hint.
+        if window
+            .verdict(v)
+            .is_some_and(|(_, s, _, _)| s == Severity::Error)
+        {
+            continue;
+        }
+        if let Some((rule, _, _, message)) = target.verdict(v)
+            && matches!(
+                rule,
+                SkewRule::KubeletTooOld | SkewRule::AtTheEdgeOfTheWindow
+            )
+        {
+            findings.push(SkewFinding {
+                rule: SkewRule::DesiredNarrowsWindow,
+                severity: None,
+                kubelet: Some(kubelet.clone()),
+                api_servers: vec![later.clone()],
+                message: format!(
+                    "once the control plane reaches its desired version: {message}; {}",
+                    upgrade_range(window.oldest().0, target.newest().0)
+                ),
+            });
+        }
+    }
+    findings
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn outlook(kind: &str, spec: &str, status: &str) -> Vec<String> {
-        ControlPlaneVersionSet::from_value(
-            kind,
-            &serde_json::json!({"metadata": {"name": "cp", "namespace": "ns"},
-                "spec": {"version": spec}, "status": {"version": status}}),
-        )
-        .outlook()
-        .now_and_next
-        .into_iter()
-        .map(|v| v.version)
-        .collect()
+    fn now(model: RolloutModel, spec: &str, status: &str) -> Vec<String> {
+        let running = [VersionAt::new(status, "status.version")];
+        let desired = VersionAt::new(spec, "spec.version");
+        outlook(&running, Some(&desired), model)
+            .now_and_next
+            .into_iter()
+            .map(|v| v.version)
+            .collect()
     }
 
     /// A desired version below what runs: KubeadmControlPlane rolls its machines to it
     /// (filters.go marks every machine whose version differs); a control plane read by the
-    /// contract alone is not taken to move down (a managed one may have moved past it).
+    /// contract alone is not taken to move down (a managed one may have moved past it), nor is
+    /// EKS (it never moves down).
     #[test]
     fn a_desired_version_below_what_runs() {
         assert_eq!(
-            outlook("KubeadmControlPlane", "v1.33.0", "v1.34.0"),
+            now(RolloutModel::Kubeadm, "v1.33.0", "v1.34.0"),
             ["v1.34.0", "v1.33.0"]
         );
         assert_eq!(
-            outlook("RKE2ControlPlane", "v1.33.0", "v1.34.0"),
+            now(RolloutModel::Contract, "v1.33.0", "v1.34.0"),
             ["v1.34.0"]
         );
-        assert_eq!(outlook("AWSManagedControlPlane", "v1.33", "1.34"), ["1.34"]);
+        assert_eq!(
+            now(RolloutModel::EksOneMinorPerStep, "v1.33", "1.34"),
+            ["1.34"]
+        );
     }
 }

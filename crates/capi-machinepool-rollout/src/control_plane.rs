@@ -44,7 +44,7 @@ use kube_core::{ApiResource, DynamicObject, GroupVersionKind, Resource};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::apiservers::RolloutModel;
+use crate::apiservers::{ApiServerOutlook, RolloutModel};
 use crate::document::{group_of, object_label, str_at};
 use crate::skew::VersionAt;
 
@@ -235,6 +235,24 @@ impl ControlPlaneVersionSet {
             desired,
             model: RolloutModel::for_kind(kind),
         }
+    }
+
+    /// What runs now and next by this control plane's [`RolloutModel`]
+    /// ([`apiservers::outlook`](crate::apiservers::outlook)).
+    ///
+    /// ```
+    /// use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
+    /// // KubeadmControlPlane asked to upgrade: 1.35 machines are rolled out now.
+    /// let kcp = ControlPlaneVersionSet::from_value("KubeadmControlPlane", &serde_json::json!({
+    ///     "metadata": {"name": "cp", "namespace": "ns"},
+    ///     "spec": {"version": "v1.35.0"}, "status": {"version": "v1.34.0"}}));
+    /// let outlook = kcp.outlook();
+    /// let now: Vec<&str> = outlook.now_and_next.iter().map(|v| v.version.as_str()).collect();
+    /// assert_eq!(now, ["v1.34.0", "v1.35.0"]);
+    /// ```
+    #[must_use]
+    pub fn outlook(&self) -> ApiServerOutlook {
+        crate::apiservers::outlook(&self.running, self.desired.as_ref(), self.model)
     }
 
     /// True when no version is known.

@@ -35,7 +35,7 @@ pub fn kubelet_versions(pool: &v1beta2::MachinePool) -> Vec<VersionAt> {
 }
 
 /// The skew verdicts for a pool: against its Cluster's control plane when the input has it
-/// (what runs now and next, [`skew::check_outlook`]), else
+/// (what runs now and next, [`apiservers::check_outlook`](crate::apiservers::check_outlook)), else
 /// against `fallback` (a version the caller knows, e.g. from the command line), else one
 /// [`skew::SkewRule::NotChecked`] finding that says what is missing. A pool without a version
 /// (no `spec.template.spec.version`, no `status.versions`) gets a
@@ -62,7 +62,7 @@ pub fn pool_skew(
 
 impl ControlPlaneVersions {
     /// The skew verdicts of kubelet versions against these control plane versions: what runs
-    /// now and next by the control plane's model ([`skew::check_outlook`]); without a running
+    /// now and next by the control plane's model ([`apiservers::check_outlook`](crate::apiservers::check_outlook)); without a running
     /// version, against `fallback` (a version the caller knows) or else the desired version,
     /// labelled as such; a topology Cluster's plan alone is not judged (the topology
     /// controller holds the control plane until the workers fit), nor is nothing known: one
@@ -78,7 +78,7 @@ impl ControlPlaneVersions {
             (Self::Found(set), Some(known)) if set.running.is_empty() => {
                 skew::check(std::slice::from_ref(known), kubelets)
             }
-            (Self::Found(set), _) => skew::check_outlook(&set.outlook(), kubelets),
+            (Self::Found(set), _) => crate::apiservers::check_outlook(&set.outlook(), kubelets),
             (_, Some(known)) => skew::check(std::slice::from_ref(known), kubelets),
             (Self::Desired(plan), None) => vec![skew::not_checked(format_args!(
                 "no control plane version known: the control plane object is not in the input, and {} {} is the topology controller's plan, not a running kube-apiserver: it moves the control plane one minor at a time and holds it while the workers must upgrade first (exp/topology/desiredstate computeControlPlaneVersion)",

@@ -41,7 +41,6 @@ use std::fmt;
 
 use capi_diagnostics::{Excerpt, Severity};
 
-use crate::apiservers::ApiServerOutlook;
 use capi_versions::{KubeVersion, ParseKubeVersionError};
 
 /// How many minor versions a kubelet of 1.25 or newer may be older than kube-apiserver.
@@ -432,102 +431,9 @@ pub fn check(control_plane: &[VersionAt], kubelets: &[VersionAt]) -> Vec<SkewFin
     findings
 }
 
-/// Checks every kubelet version against the kube-apiservers that run now and next
-/// ([`ApiServerOutlook::now_and_next`]: the running versions and what the control plane's
-/// [`RolloutModel`](crate::apiservers::RolloutModel) says its desired version brings at once),
-/// then says where the control plane is going when that is ahead
-/// ([`SkewRule::ControlPlaneUpgrading`], a note naming the model and its source), and for a
-/// desired version reached only by later steps (EKS), which kubelets it would leave behind
-/// ([`SkewRule::DesiredNarrowsWindow`], a note).
-///
-/// ```
-/// use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
-/// use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check_outlook};
-/// use capi_diagnostics::Severity;
-/// // EKS at 1.32 asked for 1.33: CAPA has requested 1.33 from EKS, a 1.29 kubelet is too old.
-/// let eks = ControlPlaneVersionSet::from_value("AWSManagedControlPlane", &serde_json::json!({
-///     "metadata": {"name": "eks", "namespace": "ns"},
-///     "spec": {"version": "v1.33"}, "status": {"version": "1.32"}}));
-/// let pool = [VersionAt::new("v1.29.4", "MachinePool ns/mp spec.template.spec.version")];
-/// let found = check_outlook(&eks.outlook(), &pool);
-/// assert_eq!(found[0].rule, SkewRule::KubeletTooOld);
-/// assert_eq!(found[0].severity, Some(Severity::Error));
-/// assert_eq!(found[1].rule, SkewRule::ControlPlaneUpgrading);
-/// ```
-#[must_use]
-pub fn check_outlook(outlook: &ApiServerOutlook, kubelets: &[VersionAt]) -> Vec<SkewFinding> {
-    let mut findings = check(&outlook.now_and_next, kubelets);
-    let Some(desired) = &outlook.upgrading_to else {
-        return findings;
-    };
-    let (window, _) = ApiServers::from_versions(&outlook.now_and_next);
-    let Some(window) = window else {
-        return findings;
-    };
-    let (Ok(to), Some(oldest)) = (
-        MinorVersion::api_server(&desired.version),
-        outlook
-            .now_and_next
-            .iter()
-            .filter_map(|v| Some((MinorVersion::api_server(&v.version).ok()?, v)))
-            .min_by_key(|(m, _)| *m),
-    ) else {
-        return findings;
-    };
-    findings.push(SkewFinding {
-        rule: SkewRule::ControlPlaneUpgrading,
-        severity: None,
-        kubelet: None,
-        api_servers: vec![desired.clone(), oldest.1.clone()],
-        message: format!(
-            "the control plane is moving to {to} (desired) from {} ({}): {}",
-            oldest.0,
-            outlook.model,
-            outlook.model.rollout()
-        ),
-    });
-    let Some(later) = &outlook.later else {
-        return findings;
-    };
-    let (target, _) = ApiServers::from_versions(std::slice::from_ref(later));
-    let Some(target) = target else {
-        return findings;
-    };
-    for kubelet in kubelets.iter().filter(|v| !v.version.is_empty()) {
-        let Ok(v) = MinorVersion::kubelet(&kubelet.version) else {
-            continue;
-        };
-        // Only a kubelet that fits what runs now and next gets the hint.
-        if window
-            .verdict(v)
-            .is_some_and(|(_, s, _, _)| s == Severity::Error)
-        {
-            continue;
-        }
-        if let Some((rule, _, _, message)) = target.verdict(v)
-            && matches!(
-                rule,
-                SkewRule::KubeletTooOld | SkewRule::AtTheEdgeOfTheWindow
-            )
-        {
-            findings.push(SkewFinding {
-                rule: SkewRule::DesiredNarrowsWindow,
-                severity: None,
-                kubelet: Some(kubelet.clone()),
-                api_servers: vec![later.clone()],
-                message: format!(
-                    "once the control plane reaches its desired version: {message}; {}",
-                    upgrade_range(window.oldest().0, target.newest().0)
-                ),
-            });
-        }
-    }
-    findings
-}
-
 /// Which versions an upgrade of the pool may pick so that its kubelets fit both the oldest
 /// running kube-apiserver and the desired one (a 1.25+ kubelet: up to three minors older).
-fn upgrade_range(oldest_running: MinorVersion, desired: MinorVersion) -> String {
+pub(crate) fn upgrade_range(oldest_running: MinorVersion, desired: MinorVersion) -> String {
     let lowest = desired.minor.saturating_sub(MAX_KUBELET_MINORS_BEHIND);
     if lowest > oldest_running.minor || desired.major != oldest_running.major {
         format!(

@@ -20,8 +20,9 @@ mod policy;
 use std::collections::BTreeSet;
 
 use capi_diagnostics::Severity;
+use capi_machinepool_rollout::apiservers::check_outlook;
 use capi_machinepool_rollout::control_plane::ControlPlaneVersionSet;
-use capi_machinepool_rollout::skew::{SkewRule, VersionAt, check_outlook};
+use capi_machinepool_rollout::skew::{SkewRule, VersionAt};
 use policy::kubelet_verdict;
 use proptest::prelude::*;
 

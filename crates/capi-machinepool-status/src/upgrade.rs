@@ -16,7 +16,7 @@
 //!    kubelet version of every referenced Node with the template version; rule 3 does that on
 //!    `status.versions`, which upstream fills from the same Nodes;
 //! 3. every `status.versions` entry runs the template version (see
-//!    [`runs_version`](crate::conditions::runs_version)), and the entries account for every
+//!    [`runs_version`]), and the entries account for every
 //!    desired replica ([`Pending::VersionsBehind`], [`Pending::VersionsIncomplete`]);
 //! 4. `status.replicas`, `readyReplicas` and `availableReplicas` all equal `spec.replicas`, and
 //!    `upToDateReplicas` too when the status was written by a controller that computes it (a
@@ -281,7 +281,7 @@ pub fn upgrade_verdict(mp: &MachinePool) -> UpgradeVerdict {
 /// every Node in `status.nodeRefs` runs `spec.template.spec.version`
 /// ([`Pending::NodeBehind`]); a referenced Node missing from `nodes` is
 /// [`Pending::NodeNotFound`] (upstream fails its check). Versions are compared as rule 3
-/// compares them ([`runs_version`](crate::conditions::runs_version): a vendor build suffix such
+/// compares them ([`runs_version`]: a vendor build suffix such
 /// as `-eks-5e0fdde` runs its release), where upstream compares the strings and would never
 /// see such a pool done. `nodes`: the cluster's Nodes, as `kubectl get nodes` lists them.
 ///
