@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::process::{MEMORY_LIMIT_KB, Webhook};
-use common::{pool_with_lt, review_to_v1beta1};
+use common::{hold_until_closed, pool_with_lt, review_to_v1beta1};
 use http_body_util::Full;
 use hyper::body::Bytes;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -209,7 +209,7 @@ async fn http2_zero_window_streams_do_not_stop_conversion() {
                 else {
                     continue;
                 };
-                let mut conn = tokio::spawn(conn);
+                let conn = tokio::spawn(conn);
                 let mut held = Vec::new();
                 for _ in 0..8 {
                     let mut sender = sender.clone();
@@ -227,15 +227,7 @@ async fn http2_zero_window_streams_do_not_stop_conversion() {
                         }
                     }));
                 }
-                while !stop.load(Ordering::Relaxed) {
-                    if tokio::time::timeout(Duration::from_millis(100), &mut conn)
-                        .await
-                        .is_ok()
-                    {
-                        break;
-                    }
-                }
-                conn.abort();
+                hold_until_closed(conn, &stop).await;
                 for h in held {
                     h.abort();
                 }

@@ -11,7 +11,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::process::{MEMORY_LIMIT_KB, Webhook};
-use common::{pool_with_lt, review_to_v1beta1};
+use common::{hold_until_closed, pool_with_lt, review_to_v1beta1};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -330,7 +330,7 @@ async fn keep_a_slot_busy(
                 else {
                     continue;
                 };
-                let mut conn = tokio::spawn(conn);
+                let conn = tokio::spawn(conn);
                 let req = hyper::Request::get("https://localhost/healthz")
                     .body(Full::new(Bytes::new()))
                     .unwrap();
@@ -338,15 +338,7 @@ async fn keep_a_slot_busy(
                     let _ = resp.into_body().collect().await;
                 }
                 // Only PINGs from now on, until the server closes the connection.
-                while !stop.load(Ordering::Relaxed) {
-                    if tokio::time::timeout(Duration::from_millis(100), &mut conn)
-                        .await
-                        .is_ok()
-                    {
-                        break;
-                    }
-                }
-                conn.abort();
+                hold_until_closed(conn, &stop).await;
             }
         }
     }

@@ -56,3 +56,20 @@ pub fn pool_with_lt(n: usize) -> String {
         "<".repeat(n)
     )
 }
+
+/// Holds a spawned client connection until the server closes it or `stop` is set, then
+/// aborts it.
+pub async fn hold_until_closed<T>(
+    mut conn: tokio::task::JoinHandle<T>,
+    stop: &std::sync::atomic::AtomicBool,
+) {
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        if tokio::time::timeout(std::time::Duration::from_millis(100), &mut conn)
+            .await
+            .is_ok()
+        {
+            break;
+        }
+    }
+    conn.abort();
+}
