@@ -551,6 +551,35 @@ fn served_versions_unlabelled(
             ));
             continue;
         }
+        // A template has no status to tell its contract: the one its other versions are
+        // labelled for (never assumed: a v1beta2 label on a v1beta1-era template would make a
+        // v1beta2 core resolve every ClusterClass reference to it).
+        let is_template = facts.input.crd["spec"]["names"]["kind"]
+            .as_str()
+            .is_some_and(|k| k.ends_with("MachinePoolTemplate"));
+        let label_for = |contract: Contract| {
+            let existing = facts
+                .labels
+                .get(contract.as_str())
+                .filter(|vs| !vs.is_empty())
+                .map(|vs| format!("{}_{version}", vs.join("_")))
+                .unwrap_or_else(|| (*version).to_owned());
+            format!("`cluster.x-k8s.io/{contract}: {existing}`")
+        };
+        if is_template {
+            let advice: Vec<String> = facts.present.iter().map(|c| label_for(*c)).collect();
+            check.info(
+                format!(
+                    "{} is served but no cluster.x-k8s.io/<contract> label lists it: core never resolves template references to it",
+                    excerpt(version)
+                ),
+                format!(
+                    "if it is meant to be used, list it under the contract its other versions are labelled for (a template has no status that tells its contract): {}",
+                    advice.join(" or ")
+                ),
+            );
+            continue;
+        }
         // The label goes to the contract the version's schema implements, not always the newest.
         let schema = versions_of(&facts.input.crd)
             .iter()
@@ -563,19 +592,14 @@ fn served_versions_unlabelled(
                 "assumed: its schema shows neither status.initialization.provisioned nor status.ready; the current contract",
             ),
         };
-        let existing = facts
-            .labels
-            .get(implements.as_str())
-            .filter(|vs| !vs.is_empty())
-            .map(|vs| format!("{}_{version}", vs.join("_")))
-            .unwrap_or_else(|| (*version).to_owned());
         check.info(
             format!(
                 "{} is served but no cluster.x-k8s.io/<contract> label lists it: core never resolves references to it and its schema is not checked",
                 excerpt(version)
             ),
             format!(
-                "if it is meant to be used, list it in the cluster.x-k8s.io/{implements} label ({how}): `cluster.x-k8s.io/{implements}: {existing}`"
+                "if it is meant to be used, list it in the cluster.x-k8s.io/{implements} label ({how}): {}",
+                label_for(implements)
             ),
         );
     }

@@ -214,3 +214,38 @@ fn an_infra_machine_crd_without_a_provider_id_string_fails() {
         json!({"type": "integer"});
     assert_eq!(machine_crd_failures(crd), ["machine-pool-machine-crd"]);
 }
+
+/// A template kind's unlabelled served version (issue 51, seen on CAPZ's
+/// AzureASOManagedMachinePoolTemplate, labelled `cluster.x-k8s.io/v1beta1: v1beta1`, v1alpha1
+/// served): the advice is its own contract's label, never an assumed v1beta2 (which would
+/// make a v1beta2 core resolve every ClusterClass reference to the deprecated v1alpha1), and
+/// the message does not claim its schema goes unchecked (template-schema-compatible checks
+/// it).
+#[test]
+fn a_template_version_no_label_lists_gets_its_own_contract_label() {
+    // The tree as kustomize renders it (its `labels` transformer writes the contract labels).
+    let crd = capi_test_support::yaml_docs("provider-trees/capz/rendered.yaml")
+        .into_iter()
+        .find(|d| {
+            d["metadata"]["name"]
+                == "azureasomanagedmachinepooltemplates.infrastructure.cluster.x-k8s.io"
+        })
+        .unwrap();
+    let report = check_crds(&[CrdInput::from(crd)], &CheckOptions::default());
+    let unlabelled: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule.id == "served-version-unlabelled" && f.outcome == Outcome::Info)
+        .collect();
+    assert_eq!(unlabelled.len(), 1, "{report}");
+    let f = unlabelled[0];
+    assert_eq!(f.path, "spec.versions[v1alpha1]");
+    assert!(
+        f.fix
+            .contains("`cluster.x-k8s.io/v1beta1: v1beta1_v1alpha1`"),
+        "{}",
+        f.fix
+    );
+    assert!(!f.fix.contains("v1beta2"), "{}", f.fix);
+    assert!(!f.message.contains("not checked"), "{}", f.message);
+}
