@@ -366,16 +366,16 @@ async fn convert(State(state): State<Arc<AppState>>, request: Request) -> Respon
         .cloned();
     // A connection aborted while its request waits (for body budget, memory, a conversion
     // slot) ends the request at once; hyper then finds the connection closed.
-    let (response, failure) = match conn {
-        Some(conn) => tokio::select! {
-            answered = answer(&state, request, started) => answered,
-            () = conn.aborted() => refused(
+    let (response, failure) = match &conn {
+        Some(info) => tokio::select! {
+            answered = answer(&state, conn.as_ref(), request, started) => answered,
+            () = info.aborted() => refused(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "connection closed by the server",
                 "ConnectionAborted",
             ),
         },
-        None => answer(&state, request, started).await,
+        None => answer(&state, None, request, started).await,
     };
     state
         .metrics
@@ -393,17 +393,14 @@ fn refused(
     (text(status, message), Some(reason))
 }
 
-/// The response to `/convert`, and the reason when the conversion failed (the review's
-/// `result.reason`, or why no review was answered).
+/// The response to `/convert` on the connection `conn`, and the reason when the conversion
+/// failed (the review's `result.reason`, or why no review was answered).
 async fn answer(
     state: &Arc<AppState>,
+    conn: Option<&Arc<connection::ConnInfo>>,
     request: Request,
     started: std::time::Instant,
 ) -> (Response, Option<&'static str>) {
-    let conn = request
-        .extensions()
-        .get::<Arc<connection::ConnInfo>>()
-        .cloned();
     // Refused before the body is read: with `Expect: 100-continue` no `100` is sent, and the
     // client learns at once instead of after sending (or after the body timeout).
     let announced = announced_length(&request);
@@ -417,7 +414,7 @@ async fn answer(
     let lane = if announced.is_some_and(|n| n <= SMALL_BODY_BYTES) {
         BodyLane {
             budget: &state.small_body_budget,
-            small: Some((&state.small_bodies, conn.as_ref())),
+            small: Some((&state.small_bodies, conn)),
         }
     } else {
         BodyLane {
@@ -462,7 +459,7 @@ async fn answer(
     };
     let max_response = state.max_response_bytes;
     let converter = Arc::clone(&state.converter);
-    let _converting = conn.as_ref().map(connection::ConnInfo::converting);
+    let _converting = conn.map(connection::ConnInfo::converting);
     let conversion = async {
         let memory = conversion_memory(lane, &state.unsent, cost).await?;
         let permit = Arc::clone(&lane.slots).acquire_owned().await.ok()?;
@@ -501,9 +498,7 @@ async fn answer(
             if held < memory.num_permits() {
                 drop(memory.split(memory.num_permits() - held));
             }
-            let registered = conn
-                .as_ref()
-                .map(|conn| state.unsent.register(conn, response.body.len()));
+            let registered = conn.map(|conn| state.unsent.register(conn, response.body.len()));
             let body = response::HeldBody::new(response.body, memory, registered);
             let response = (
                 code,

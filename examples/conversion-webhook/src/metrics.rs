@@ -25,15 +25,76 @@ const BUCKETS: [f64; 12] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
 ];
 
+/// A counter with one label: one series per label value.
+#[derive(Debug)]
+struct LabelledCounter<K> {
+    name: &'static str,
+    help: &'static str,
+    label: &'static str,
+    values: Mutex<BTreeMap<K, u64>>,
+}
+
+impl<K: Ord + std::fmt::Display> LabelledCounter<K> {
+    const fn new(name: &'static str, help: &'static str, label: &'static str) -> Self {
+        Self {
+            name,
+            help,
+            label,
+            values: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    fn inc(&self, key: K) {
+        *self
+            .values
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_default() += 1;
+    }
+
+    /// Its family in the text format: HELP, TYPE and one line per label value (escaped as the
+    /// format asks).
+    fn render(&self, out: &mut String) {
+        let (name, label) = (self.name, self.label);
+        let _ = writeln!(out, "# HELP {name} {}\n# TYPE {name} counter", self.help);
+        for (key, n) in self.values.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let value = key.to_string().replace('\\', "\\\\").replace('"', "\\\"");
+            let _ = writeln!(out, "{name}{{{label}=\"{value}\"}} {n}");
+        }
+    }
+}
+
 /// The counters, shared by every request.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Metrics {
-    requests: Mutex<BTreeMap<u16, u64>>,
-    failures: Mutex<BTreeMap<String, u64>>,
+    requests: LabelledCounter<u16>,
+    failures: LabelledCounter<&'static str>,
     buckets: [AtomicU64; BUCKETS.len()],
     count: AtomicU64,
     sum_nanos: AtomicU64,
     in_flight: AtomicI64,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self {
+            requests: LabelledCounter::new(
+                "conversion_webhook_requests_total",
+                "ConversionReview requests by HTTP status.",
+                "code",
+            ),
+            failures: LabelledCounter::new(
+                "conversion_webhook_conversion_failures_total",
+                "Failed conversions by reason.",
+                "reason",
+            ),
+            buckets: Default::default(),
+            count: AtomicU64::new(0),
+            sum_nanos: AtomicU64::new(0),
+            in_flight: AtomicI64::new(0),
+        }
+    }
 }
 
 /// A request being answered: counted in flight until dropped.
@@ -55,20 +116,10 @@ impl Metrics {
 
     /// A request was answered with HTTP `code` after `elapsed`; `failure` is the reason of a
     /// failed conversion, if any.
-    pub fn observe(&self, code: u16, elapsed: Duration, failure: Option<&str>) {
-        *self
-            .requests
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(code)
-            .or_default() += 1;
+    pub fn observe(&self, code: u16, elapsed: Duration, failure: Option<&'static str>) {
+        self.requests.inc(code);
         if let Some(reason) = failure {
-            *self
-                .failures
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(reason.to_owned())
-                .or_default() += 1;
+            self.failures.inc(reason);
         }
         // The count first, then the buckets: a scrape reads the buckets first, then the count,
         // so no bucket it prints exceeds the count (`+Inf`).
@@ -89,37 +140,8 @@ impl Metrics {
     #[must_use]
     pub fn render(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "# HELP conversion_webhook_requests_total ConversionReview requests by HTTP status.\n# TYPE conversion_webhook_requests_total counter"
-        );
-        for (code, n) in self
-            .requests
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-        {
-            let _ = writeln!(
-                out,
-                "conversion_webhook_requests_total{{code=\"{code}\"}} {n}"
-            );
-        }
-        let _ = writeln!(
-            out,
-            "# HELP conversion_webhook_conversion_failures_total Failed conversions by reason.\n# TYPE conversion_webhook_conversion_failures_total counter"
-        );
-        for (reason, n) in self
-            .failures
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-        {
-            let reason = reason.replace('\\', "\\\\").replace('"', "\\\"");
-            let _ = writeln!(
-                out,
-                "conversion_webhook_conversion_failures_total{{reason=\"{reason}\"}} {n}"
-            );
-        }
+        self.requests.render(&mut out);
+        self.failures.render(&mut out);
         let _ = writeln!(
             out,
             "# HELP conversion_webhook_request_duration_seconds Time to answer a ConversionReview.\n# TYPE conversion_webhook_request_duration_seconds histogram"
