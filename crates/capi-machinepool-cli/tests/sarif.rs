@@ -12,17 +12,7 @@ use serde_json::Value;
 
 /// The published SARIF 2.1.0 schema, from the `serde-sarif` package cargo fetched.
 fn sarif_schema() -> Value {
-    let metadata = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--offline"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert!(
-        metadata.status.success(),
-        "{}",
-        String::from_utf8_lossy(&metadata.stderr)
-    );
-    let metadata: Value = serde_json::from_slice(&metadata.stdout).unwrap();
+    let metadata = capi_test_support::cargo_metadata(&["--offline"]);
     let manifest = metadata["packages"]
         .as_array()
         .unwrap()

@@ -17,6 +17,28 @@ pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// `cargo metadata --format-version 1` of the workspace, with `args` added (`--locked`,
+/// `--offline`, `--filter-platform ..`), as JSON; run with the cargo that runs the tests.
+///
+/// # Panics
+/// When cargo fails or prints no JSON.
+#[must_use]
+pub fn cargo_metadata(args: &[&str]) -> Value {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(workspace_root())
+        .args(["metadata", "--format-version", "1"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// Path of a file under the workspace `tests/fixtures` directory.
 #[must_use]
 pub fn fixture(rel: &str) -> PathBuf {

@@ -8,7 +8,7 @@
 
 use std::process::Command;
 
-use capi_test_support::workspace_root;
+use capi_test_support::{cargo_metadata, workspace_root};
 use serde_json::Value;
 
 /// `1.89` or `1.89.0` as comparable numbers.
@@ -32,25 +32,8 @@ fn host() -> String {
 
 #[test]
 fn no_dependency_needs_a_newer_rust_than_the_declared_msrv() {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(workspace_root())
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--locked",
-            "--filter-platform",
-        ])
-        .arg(host())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let host = host();
+    let meta = cargo_metadata(&["--locked", "--filter-platform", &host]);
     let members: Vec<&str> = meta["workspace_members"]
         .as_array()
         .unwrap()
