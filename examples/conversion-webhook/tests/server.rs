@@ -112,6 +112,12 @@ impl Server {
         (status, bytes)
     }
 
+    /// Posts a ConversionReview of `objects` to `desired` to `/convert`.
+    async fn convert(&self, desired: &str, objects: Vec<Value>) -> (u16, Vec<u8>) {
+        self.request("POST", "/convert", review(desired, objects))
+            .await
+    }
+
     async fn stop(mut self) {
         if let Some(tx) = self.stop.take() {
             let _ = tx.send(());
@@ -151,13 +157,7 @@ async fn serves_conversion_reviews_over_tls() {
     assert_eq!(s.request("GET", "/readyz", vec![]).await.0, 200);
 
     // Down to v1beta1: the reference version comes from the Scaleway CRD's contract label.
-    let (status, body) = s
-        .request(
-            "POST",
-            "/convert",
-            review("cluster.x-k8s.io/v1beta1", vec![pool()]),
-        )
-        .await;
+    let (status, body) = s.convert("cluster.x-k8s.io/v1beta1", vec![pool()]).await;
     assert_eq!(status, 200);
     let out: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(
@@ -174,11 +174,7 @@ async fn serves_conversion_reviews_over_tls() {
 
     // And back up, lossless.
     let (_, body) = s
-        .request(
-            "POST",
-            "/convert",
-            review("cluster.x-k8s.io/v1beta2", vec![spoke.clone()]),
-        )
+        .convert("cluster.x-k8s.io/v1beta2", vec![spoke.clone()])
         .await;
     let out: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(out["response"]["convertedObjects"][0], pool());
@@ -196,13 +192,7 @@ async fn serves_conversion_reviews_over_tls() {
     assert!(String::from_utf8_lossy(&body).contains("unsupported review"));
 
     // Unknown desired version: a Failure review naming it (HTTP 200, as the API server expects).
-    let (status, body) = s
-        .request(
-            "POST",
-            "/convert",
-            review("cluster.x-k8s.io/v1alpha4", vec![pool()]),
-        )
-        .await;
+    let (status, body) = s.convert("cluster.x-k8s.io/v1alpha4", vec![pool()]).await;
     assert_eq!(status, 200);
     let out: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(out["response"]["result"]["status"], "Failure");
@@ -259,13 +249,7 @@ async fn certificate_is_reloaded_when_the_files_change() {
 async fn slow_conversion_times_out_with_503() {
     let s = server_with_timeout("timeout", 64 * 1024 * 1024, Duration::from_millis(1)).await;
     let objects: Vec<Value> = (0..5000).map(|_| pool()).collect();
-    let (status, _) = s
-        .request(
-            "POST",
-            "/convert",
-            review("cluster.x-k8s.io/v1beta1", objects),
-        )
-        .await;
+    let (status, _) = s.convert("cluster.x-k8s.io/v1beta1", objects).await;
     assert_eq!(status, 503);
     assert_eq!(s.request("GET", "/healthz", vec![]).await.0, 200);
     s.stop().await;
@@ -278,11 +262,7 @@ async fn one_shared_converter_serves_two_kinds() {
         "metadata": {"name": "p", "namespace": "default"}, "spec": {"providerIDList": ["foo://1"]},
         "status": {"ready": true, "replicas": 1}});
     let (status, body) = s
-        .request(
-            "POST",
-            "/convert",
-            review("infrastructure.foo.example.com/v1beta1", vec![foo]),
-        )
+        .convert("infrastructure.foo.example.com/v1beta1", vec![foo])
         .await;
     assert_eq!(status, 200);
     let out: Value = serde_json::from_slice(&body).unwrap();
@@ -291,13 +271,7 @@ async fn one_shared_converter_serves_two_kinds() {
         out["response"]["convertedObjects"][0]["status"]["initialization"]["provisioned"],
         true
     );
-    let (_, body) = s
-        .request(
-            "POST",
-            "/convert",
-            review("cluster.x-k8s.io/v1beta1", vec![pool()]),
-        )
-        .await;
+    let (_, body) = s.convert("cluster.x-k8s.io/v1beta1", vec![pool()]).await;
     let out: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(out["response"]["result"]["status"], "Success", "{out}");
     s.stop().await;
@@ -361,13 +335,7 @@ async fn slow_and_idle_clients_are_closed_and_others_served() {
     let mut raw = TcpStream::connect(s.running.addr).await.unwrap();
     // A normal client is served while the slow ones hang.
     let started = std::time::Instant::now();
-    let (status, _) = s
-        .request(
-            "POST",
-            "/convert",
-            review("cluster.x-k8s.io/v1beta1", vec![pool()]),
-        )
-        .await;
+    let (status, _) = s.convert("cluster.x-k8s.io/v1beta1", vec![pool()]).await;
     assert_eq!(status, 200);
     assert!(
         started.elapsed() < Duration::from_secs(1),
@@ -413,13 +381,7 @@ async fn trickled_body_gets_408() {
     let head = String::from_utf8_lossy(&response[..n]).to_string();
     assert!(head.starts_with("HTTP/1.1 408"), "{head}");
     // The budget is free again: a normal review goes through.
-    let (status, _) = s
-        .request(
-            "POST",
-            "/convert",
-            review("cluster.x-k8s.io/v1beta1", vec![pool()]),
-        )
-        .await;
+    let (status, _) = s.convert("cluster.x-k8s.io/v1beta1", vec![pool()]).await;
     assert_eq!(status, 200);
     s.stop().await;
 }
@@ -449,24 +411,12 @@ async fn conversions_are_counted_by_status_and_failure_reason() {
     let s = server("metrics", 1 << 20).await;
     let metrics_addr = s.running.metrics_addr.unwrap();
     // Converted.
-    let (status, _) = s
-        .request(
-            "POST",
-            "/convert",
-            review("cluster.x-k8s.io/v1beta1", vec![pool()]),
-        )
-        .await;
+    let (status, _) = s.convert("cluster.x-k8s.io/v1beta1", vec![pool()]).await;
     assert_eq!(status, 200);
     // A kind whose CRD is not known: a Failure result naming the object.
     let mut unknown = pool();
     unknown["spec"]["template"]["spec"]["infrastructureRef"]["kind"] = json!("NoSuchMachinePool");
-    let (status, body) = s
-        .request(
-            "POST",
-            "/convert",
-            review("cluster.x-k8s.io/v1beta1", vec![unknown]),
-        )
-        .await;
+    let (status, body) = s.convert("cluster.x-k8s.io/v1beta1", vec![unknown]).await;
     assert_eq!(status, 200);
     let body = String::from_utf8(body).unwrap();
     assert!(
