@@ -181,6 +181,10 @@ func handle(line []byte) (ans answer) {
 			opts = append(opts, conditions.FallbackCondition{Status: req.Fallback.Status, Reason: req.Fallback.Reason, Message: req.Fallback.Message})
 		}
 		return okValue(conditions.NewMirrorCondition(getter{req.Conditions}, req.Source, opts...))
+	case "machinepool-upgrading":
+		return machinePoolUpgrading(line)
+	case "topology-next-control-plane-version":
+		return topologyNextControlPlaneVersion(line)
 	default:
 		return fail(fmt.Errorf("unknown op %q", req.Op))
 	}
