@@ -55,7 +55,10 @@ pub use error::{ConversionError, ResolveError};
 pub use lossless::{
     LosslessSpoke, recover_bool, recover_i32, recover_i64, recover_zero, restore_list_by_key,
 };
-pub use resolver::{ApiVersionResolver, ChainResolver, CrdResolver, MapEntryError, StaticResolver};
+pub use resolver::{
+    ApiVersionResolver, ChainResolver, CrdResolver, MapEntryError, StaticResolver,
+    api_version_from_crd_labels,
+};
 
 /// Re-export of kube-core's ConversionReview types.
 pub use kube_core::conversion;

@@ -193,6 +193,11 @@ impl CrdResolver {
         self.labels_by_crd.insert(crd_name.to_owned(), labels);
     }
 
+    /// Forgets a CRD (deleted from the cluster); true when it was known.
+    pub fn remove(&mut self, crd_name: &str) -> bool {
+        self.labels_by_crd.remove(crd_name).is_some()
+    }
+
     /// Adds a CRD given as JSON (its name and `cluster.x-k8s.io/<contract>` labels are used).
     pub fn add_crd_json(&mut self, crd: &serde_json::Value) {
         let name = crd["metadata"]["name"].as_str().unwrap_or_default();
@@ -221,21 +226,43 @@ impl CrdResolver {
 
 impl ApiVersionResolver for CrdResolver {
     fn api_version(&self, group: &str, kind: &str) -> Result<String, ResolveError> {
-        let name = crd_name(group, kind);
         let labels = self
             .labels_by_crd
-            .get(&name)
+            .get(&crd_name(group, kind))
             .ok_or_else(|| not_found(group, kind))?;
-        let (_, version) =
-            latest_contract_and_version(&name, labels, self.contract).map_err(|source| {
-                ResolveError::Contract {
-                    group: group.to_owned(),
-                    kind: kind.to_owned(),
-                    source,
-                }
-            })?;
-        Ok(join(group, &version))
+        api_version_from_crd_labels(group, kind, labels, self.contract)
     }
+}
+
+/// The apiVersion of `(group, kind)` read from the labels of its CRD (the one named
+/// [`crd_name`]`(group, kind)`), as [`CrdResolver`] reads them: the newest compatible
+/// contract label of `contract`, its highest version. For a resolver over another source of
+/// CRDs (a watch cache, a client): find the CRD by name, then call this.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use capi_contract::Contract;
+/// use capi_machinepool_conversion::api_version_from_crd_labels;
+/// let labels = BTreeMap::from([("cluster.x-k8s.io/v1beta2".to_owned(), "v1alpha1_v1beta1".to_owned())]);
+/// let v = api_version_from_crd_labels("infrastructure.example.com", "FooMachinePool", &labels, Contract::default());
+/// assert_eq!(v.unwrap(), "infrastructure.example.com/v1beta1");
+/// ```
+///
+/// # Errors
+/// [`ResolveError::Contract`] when no label of a compatible contract names a usable version.
+pub fn api_version_from_crd_labels(
+    group: &str,
+    kind: &str,
+    labels: &BTreeMap<String, String>,
+    contract: Contract,
+) -> Result<String, ResolveError> {
+    let (_, version) = latest_contract_and_version(&crd_name(group, kind), labels, contract)
+        .map_err(|source| ResolveError::Contract {
+            group: group.to_owned(),
+            kind: kind.to_owned(),
+            source,
+        })?;
+    Ok(join(group, &version))
 }
 
 /// Several resolvers asked in order: the first that knows the GroupKind answers (its answer,

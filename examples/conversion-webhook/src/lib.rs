@@ -30,6 +30,7 @@ mod connection;
 mod eviction;
 mod handshake;
 mod holders;
+pub mod live;
 mod metrics;
 mod response;
 
@@ -47,7 +48,7 @@ use axum::routing::{get, post};
 use axum_server::Handle;
 use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use capi_machinepool_conversion::{
-    ConverterSet, CrdResolver, ObjectConverter, machine_pool_converter, review,
+    ChainResolver, ConverterSet, CrdResolver, ObjectConverter, machine_pool_converter, review,
 };
 use http_body_util::BodyExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -62,8 +63,12 @@ pub struct Config {
     pub cert: PathBuf,
     /// PEM private key.
     pub key: PathBuf,
-    /// Provider CRDs whose contract labels resolve reference apiVersions.
+    /// Provider CRDs whose contract labels resolve reference apiVersions: the offline
+    /// source, asked after `live_crds`.
     pub crds: Vec<PathBuf>,
+    /// The cluster's CRDs, watched ([`live::LiveCrds::watch`]): asked first. The webhook is
+    /// ready (`/readyz`) once their first list is in.
+    pub live_crds: Option<live::LiveCrds>,
     /// Largest accepted request body.
     pub max_body_bytes: usize,
     /// Longest time a conversion may take.
@@ -680,17 +685,21 @@ async fn serve_metrics(
 }
 
 /// The converters the webhook serves: MachinePool (its references resolved from the contract
-/// labels of `crds`) and the example provider's FooMachinePool. Built once, shared by every
-/// request.
+/// labels of the cluster's CRDs when `live` is given, then of `crds`) and the example
+/// provider's FooMachinePool. Built once, shared by every request.
 ///
 /// # Errors
 /// When the CRDs cannot be read.
-pub fn converters(crds: &[PathBuf]) -> Result<ConverterSet, String> {
+pub fn converters(crds: &[PathBuf], live: Option<live::LiveCrds>) -> Result<ConverterSet, String> {
     let loaded = capi_manifests::load::load(crds, capi_manifests::Limits::default())
         .map_err(|e| capi_diagnostics::error_chain(&e))?;
-    let resolver = CrdResolver::from_documents(loaded.documents.iter().map(|d| &d.value));
+    let offline = CrdResolver::from_documents(loaded.documents.iter().map(|d| &d.value));
+    let mut resolver = ChainResolver::new();
+    if let Some(live) = live {
+        resolver = resolver.with(live);
+    }
     let set = ConverterSet::new()
-        .with(machine_pool_converter(resolver))
+        .with(machine_pool_converter(resolver.with(offline)))
         .with(foo_provider::converter(CrdResolver::new()));
     info!(kinds = ?set.group_kinds(), "serving conversions");
     Ok(set)
@@ -719,7 +728,7 @@ pub async fn start(
         .map_err(|e| format!("cannot load TLS certificate {}: {e}", config.cert.display()))?;
     let limits = config.limits;
     let state = Arc::new(AppState {
-        converter: Arc::new(converters(&config.crds)?),
+        converter: Arc::new(converters(&config.crds, config.live_crds.clone())?),
         ready: AtomicBool::new(false),
         timeout: config.request_timeout,
         max_body_bytes: config.max_body_bytes,
@@ -799,7 +808,20 @@ pub async fn start(
         .listening()
         .await
         .ok_or_else(|| format!("cannot listen on {}", config.addr))?;
-    state.ready.store(true, Ordering::Relaxed);
+    match config.live_crds {
+        Some(live) => {
+            let state = Arc::clone(&state);
+            tokio::spawn(async move {
+                live.synced().await;
+                state.ready.store(true, Ordering::Relaxed);
+                info!(
+                    crds = live.len(),
+                    "ready: reference versions resolve from the cluster's CRDs"
+                );
+            });
+        }
+        None => state.ready.store(true, Ordering::Relaxed),
+    }
     info!(%addr, "serving conversion reviews");
     Ok(Running {
         addr,

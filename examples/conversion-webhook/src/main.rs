@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
+use conversion_webhook::live::LiveCrds;
 use conversion_webhook::{Config, Limits, start};
 
 /// HTTPS conversion webhook for cluster.x-k8s.io MachinePools.
@@ -17,9 +18,15 @@ struct Args {
     /// Directory holding tls.crt and tls.key (cert-manager's Secret mount).
     #[arg(long, default_value = "/tmp/k8s-webhook-server/serving-certs")]
     cert_dir: PathBuf,
-    /// Provider CRDs (files or directories) used to resolve reference apiVersions.
+    /// Provider CRDs (files or directories) used to resolve reference apiVersions when the
+    /// cluster's own CRDs do not name the kind (the offline source).
     #[arg(long)]
     crds: Vec<PathBuf>,
+    /// Resolve reference apiVersions from the cluster's CRDs, watched (in-cluster
+    /// credentials, else KUBECONFIG or ~/.kube/config): `auto` when credentials are found,
+    /// `always` (fail to start without them) or `never` (only --crds).
+    #[arg(long, value_enum, default_value_t = ClusterCrds::Auto)]
+    cluster_crds: ClusterCrds,
     /// Largest request body in bytes.
     #[arg(long, default_value_t = 3 * 1024 * 1024)]
     max_body_bytes: usize,
@@ -85,6 +92,35 @@ struct Args {
     write_timeout_seconds: u64,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ClusterCrds {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The watch of the cluster's CRDs `mode` asks for, or why it cannot start.
+async fn cluster_crds(mode: ClusterCrds) -> Result<Option<LiveCrds>, String> {
+    if mode == ClusterCrds::Never {
+        return Ok(None);
+    }
+    let config = match kube::Config::infer().await {
+        Ok(config) => config,
+        Err(e) if mode == ClusterCrds::Auto => {
+            tracing::warn!(error = %e, "no cluster credentials: reference versions resolve from --crds only");
+            return Ok(None);
+        }
+        Err(e) => {
+            return Err(format!(
+                "--cluster-crds always: no cluster credentials: {e}"
+            ));
+        }
+    };
+    tracing::info!(server = %config.cluster_url, "resolving reference versions from the cluster's CRDs");
+    let client = kube::Client::try_from(config).map_err(|e| format!("cluster client: {e}"))?;
+    Ok(Some(LiveCrds::watch(client)))
+}
+
 async fn terminate() {
     #[cfg(unix)]
     {
@@ -116,7 +152,15 @@ async fn main() -> ExitCode {
         )
         .init();
     let args = Args::parse();
+    let live_crds = match cluster_crds(args.cluster_crds).await {
+        Ok(live) => live,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start");
+            return ExitCode::from(2);
+        }
+    };
     let config = Config {
+        live_crds,
         addr: args.addr,
         cert: args.cert_dir.join("tls.crt"),
         key: args.cert_dir.join("tls.key"),

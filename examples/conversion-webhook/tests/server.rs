@@ -54,6 +54,7 @@ async fn server_with(
         cert: dir.join("tls.crt"),
         key: dir.join("tls.key"),
         crds: vec![crds],
+        live_crds: None,
         max_body_bytes,
         request_timeout,
         reload_interval: Duration::from_millis(100),

@@ -201,6 +201,7 @@ fn start_webhook() -> Webhook {
         cert: dir.join("tls.crt"),
         key: dir.join("tls.key"),
         crds: vec![dir.join("references.yaml")],
+        live_crds: None,
         max_body_bytes: 3 << 20,
         request_timeout: Duration::from_secs(10),
         reload_interval: Duration::from_secs(3600),

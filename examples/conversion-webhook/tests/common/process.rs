@@ -17,7 +17,7 @@ use tokio_rustls::rustls::pki_types::ServerName;
 
 use super::{connector_with_alpn, write_cert};
 
-/// The Deployment's memory limit (`deploy/deployment.yaml`).
+/// The Deployment's memory limit (`deploy/base/deployment.yaml`).
 pub const MEMORY_LIMIT_KB: u64 = 128 * 1024;
 
 pub struct Webhook {
