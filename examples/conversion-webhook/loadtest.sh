@@ -49,7 +49,7 @@ wrk.body = f:read("*a")
 f:close()
 LUA
 
-RUST_LOG=warn "$root/target/release/conversion-webhook" --addr 127.0.0.1:19443 --cert-dir "$work" &
+RUST_LOG=warn "$root/target/release/conversion-webhook" --addr 127.0.0.1:19443 --cert-dir "$work" --cluster-crds never &
 pid=$!
 for _ in $(seq 50); do
   curl -skf https://127.0.0.1:19443/readyz >/dev/null 2>&1 && break || sleep 0.1

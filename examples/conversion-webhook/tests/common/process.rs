@@ -37,7 +37,7 @@ impl Webhook {
         let cert = write_cert(&dir);
         let mut child = Command::new(env!("CARGO_BIN_EXE_conversion-webhook"))
             .args(["--addr", "127.0.0.1:0", "--cert-dir", dir.to_str().unwrap()])
-            .args(["--metrics-addr", "127.0.0.1:0"])
+            .args(["--metrics-addr", "127.0.0.1:0", "--cluster-crds", "never"])
             .args(args)
             .env("RUST_LOG", "info")
             .stdout(Stdio::piped())
