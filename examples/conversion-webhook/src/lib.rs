@@ -52,7 +52,7 @@ use capi_machinepool_conversion::{
 };
 use http_body_util::BodyExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 
 /// Server settings.
 #[derive(Clone, Debug)]
@@ -468,6 +468,15 @@ async fn answer(
     let conversion = async {
         let memory = conversion_memory(lane, &state.unsent, cost).await?;
         let permit = Arc::clone(&lane.slots).acquire_owned().await.ok()?;
+        // A small review (at most SMALL_BODY_BYTES, a few hundred microseconds of CPU) is
+        // converted on the async worker itself: handing it to a blocking thread and back
+        // cost more than the conversion (a futex wake each way, measured by
+        // benches/go_peer.rs). Larger ones go to the blocking pool.
+        if body.len() <= SMALL_BODY_BYTES as usize {
+            let response = review::handle_bytes_within(converter.as_ref(), &body, max_response);
+            drop(permit);
+            return Some((Ok(response), memory));
+        }
         let work = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             review::handle_bytes_within(converter.as_ref(), &body, max_response)
@@ -487,7 +496,10 @@ async fn answer(
                     elapsed_us = started.elapsed().as_micros() as u64,
                     "conversion failed"
                 ),
-                None => info!(
+                // Each review at debug level, as controller-runtime logs a successful
+                // conversion; the metrics count them (an info line per review was a write
+                // to standard output per request, a twentieth of the server's CPU).
+                None => debug!(
                     status = response.status,
                     bytes = response.body.len(),
                     cost,
