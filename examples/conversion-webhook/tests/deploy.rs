@@ -40,14 +40,7 @@ fn base_fits(docs: &[Value]) -> Deployment {
     let service: Service = one(docs, "Service");
     let config_map: ConfigMap = one(docs, "ConfigMap");
 
-    let pod = deployment
-        .spec
-        .as_ref()
-        .unwrap()
-        .template
-        .spec
-        .as_ref()
-        .unwrap();
+    let pod = pod_of(&deployment);
     assert_eq!(pod.service_account_name, account.metadata.name);
     let subject = &binding.subjects.as_ref().unwrap()[0];
     assert_eq!(
@@ -113,15 +106,17 @@ fn base_fits(docs: &[Value]) -> Deployment {
     deployment
 }
 
+fn pod_of(deployment: &Deployment) -> &k8s_openapi::api::core::v1::PodSpec {
+    let template = &deployment
+        .spec
+        .as_ref()
+        .expect("a Deployment spec")
+        .template;
+    template.spec.as_ref().expect("a pod spec")
+}
+
 fn secret_volume(deployment: &Deployment) -> String {
-    let pod = deployment
-        .spec
-        .as_ref()
-        .unwrap()
-        .template
-        .spec
-        .as_ref()
-        .unwrap();
+    let pod = pod_of(deployment);
     pod.volumes
         .as_ref()
         .unwrap()

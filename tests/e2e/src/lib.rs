@@ -196,18 +196,11 @@ fn start_webhook() -> Webhook {
     std::fs::write(dir.join("tls.crt"), &ca_pem).expect("write tls.crt");
     std::fs::write(dir.join("tls.key"), cert.signing_key.serialize_pem()).expect("write tls.key");
     std::fs::write(dir.join("references.yaml"), REFERENCE_CRDS).expect("write the CRDs");
-    let config = conversion_webhook::Config {
-        addr: ([127, 0, 0, 1], 0).into(),
-        cert: dir.join("tls.crt"),
-        key: dir.join("tls.key"),
-        crds: vec![dir.join("references.yaml")],
-        live_crds: None,
-        max_body_bytes: 3 << 20,
-        request_timeout: Duration::from_secs(10),
-        reload_interval: Duration::from_secs(3600),
-        metrics_addr: None,
-        limits: conversion_webhook::Limits::default(),
-    };
+    let config = webhook_config(
+        &dir,
+        ([127, 0, 0, 1], 0).into(),
+        vec![dir.join("references.yaml")],
+    );
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -235,6 +228,47 @@ fn start_webhook() -> Webhook {
     Webhook {
         url: format!("https://{addr}/convert"),
         ca_pem,
+    }
+}
+
+/// `spec` (a MachinePool's, at v1beta1) without the `namespace` of its bootstrap and
+/// infrastructure references: upstream's conversion writes the pool's namespace into them.
+#[must_use]
+pub fn without_reference_namespaces(spec: &serde_json::Value) -> serde_json::Value {
+    let mut spec = spec.clone();
+    for pointer in [
+        "/template/spec/bootstrap/configRef",
+        "/template/spec/infrastructureRef",
+    ] {
+        if let Some(r) = spec
+            .pointer_mut(pointer)
+            .and_then(serde_json::Value::as_object_mut)
+        {
+            r.remove("namespace");
+        }
+    }
+    spec
+}
+
+/// The settings of a webhook served on `addr` with the `tls.crt` and `tls.key` of `dir`: the
+/// defaults of `main`, no metrics, references resolved from `crds` only.
+#[must_use]
+pub fn webhook_config(
+    dir: &std::path::Path,
+    addr: std::net::SocketAddr,
+    crds: Vec<PathBuf>,
+) -> conversion_webhook::Config {
+    conversion_webhook::Config {
+        addr,
+        cert: dir.join("tls.crt"),
+        key: dir.join("tls.key"),
+        crds,
+        live_crds: None,
+        max_body_bytes: 3 << 20,
+        request_timeout: Duration::from_secs(10),
+        reload_interval: Duration::from_secs(3600),
+        metrics_addr: None,
+        limits: conversion_webhook::Limits::default(),
     }
 }
 

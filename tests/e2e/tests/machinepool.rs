@@ -73,14 +73,7 @@ fn without_conversion_data(mut parts: Value) -> Value {
 
 /// Drops `namespace` from the v1beta1 bootstrap and infrastructure references.
 fn without_reference_namespaces(mut parts: Value) -> Value {
-    for pointer in [
-        "/spec/template/spec/bootstrap/configRef",
-        "/spec/template/spec/infrastructureRef",
-    ] {
-        if let Some(r) = parts.pointer_mut(pointer).and_then(Value::as_object_mut) {
-            r.remove("namespace");
-        }
-    }
+    parts["spec"] = capi_e2e::without_reference_namespaces(&parts["spec"]);
     parts
 }
 

@@ -42,18 +42,7 @@ struct WebhookRun {
 impl WebhookRun {
     fn start(dir: &Path, addr: SocketAddr, kubeconfig: &str) -> Self {
         let kubeconfig = kubeconfig.to_owned();
-        let config = conversion_webhook::Config {
-            addr,
-            cert: dir.join("tls.crt"),
-            key: dir.join("tls.key"),
-            crds: Vec::new(),
-            live_crds: None,
-            max_body_bytes: 3 << 20,
-            request_timeout: Duration::from_secs(10),
-            reload_interval: Duration::from_secs(3600),
-            metrics_addr: None,
-            limits: conversion_webhook::Limits::default(),
-        };
+        let config = capi_e2e::webhook_config(dir, addr, Vec::new());
         let (started_tx, started_rx) = std::sync::mpsc::channel();
         let (kill, kill_rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
@@ -412,17 +401,9 @@ async fn webhook_trial_on_a_real_api_server() {
 /// pool's namespace in its references, and an empty `template.metadata` (Go's v1beta1
 /// `ObjectMeta` is a struct, which `omitempty` never omits).
 fn comparable(spec: &Value) -> Value {
-    let mut spec = spec.clone();
+    let mut spec = capi_e2e::without_reference_namespaces(spec);
     if spec["template"]["metadata"] == json!({}) {
         spec["template"].as_object_mut().unwrap().remove("metadata");
-    }
-    for pointer in [
-        "/template/spec/bootstrap/configRef",
-        "/template/spec/infrastructureRef",
-    ] {
-        if let Some(r) = spec.pointer_mut(pointer).and_then(Value::as_object_mut) {
-            r.remove("namespace");
-        }
     }
     spec
 }
