@@ -224,24 +224,14 @@ struct Server {
 }
 
 impl Server {
-    /// CPU time the server used so far (user and system), in seconds.
+    /// CPU time the server used so far (user and system), in seconds (USER_HZ is 100 on
+    /// every Linux this runs on).
     fn cpu_seconds(&self) -> f64 {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
-        let after = stat.rsplit(')').next().unwrap_or("");
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-        // USER_HZ is 100 on every Linux this runs on.
-        ticks as f64 / 100.0
+        common::process::cpu_ticks_of(self.child.id()) as f64 / 100.0
     }
 
     fn peak_rss_mb(&self) -> f64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let kb: f64 = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap();
-        kb / 1024.0
+        common::process::peak_rss_kb_of(self.child.id()) as f64 / 1024.0
     }
 }
 
