@@ -523,6 +523,11 @@ fn main() {
         })
         .collect();
 
+    if !benchmarking() {
+        eprintln!(
+            "go_peer: test mode (a short round of every step, unoptimized under cargo test): the figures below are not measurements"
+        );
+    }
     same_bytes(&go, &ours, &shapes);
     let in_proc = in_process(&go, &ours, &shapes);
 
