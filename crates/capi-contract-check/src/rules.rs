@@ -10,6 +10,9 @@
 use std::fmt;
 
 use capi_contract::Contract;
+use capi_contract::fields::{
+    infra_machine as machine, infra_machine_pool as pool, infra_machine_pool_template as template,
+};
 use serde::Serialize;
 
 /// How binding a rule is (RFC 2119 keywords as the contract uses them).
@@ -72,6 +75,58 @@ pub enum CheckedOn {
     Set,
 }
 
+/// What a [`Rule`] is about (its `field`). Contract fields are named by their accessors'
+/// [`Field::path`](capi_contract::fields::Field::path), so a rule row and the code that reads
+/// the field share one path, written once in [`capi_contract::fields`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleField {
+    /// One or more contract fields.
+    Fields(&'static [&'static [&'static str]]),
+    /// The items of a contract field that is a list.
+    Items(&'static [&'static str]),
+    /// Contract fields and something else the rule reads with them.
+    FieldsAnd(&'static [&'static [&'static str]], &'static str),
+    /// Not a field of an object: a part of the CRD, a label, a file, a process.
+    Aspect(&'static str),
+}
+
+impl RuleField {
+    /// The contract fields it names, as paths.
+    #[must_use]
+    pub fn paths(self) -> Vec<&'static [&'static str]> {
+        match self {
+            Self::Fields(paths) | Self::FieldsAnd(paths, _) => paths.to_vec(),
+            Self::Items(path) => vec![path],
+            Self::Aspect(_) => Vec::new(),
+        }
+    }
+}
+
+/// As its text (`spec.providerIDList`, `status.conditions[]`), as reports have always written it.
+impl Serialize for RuleField {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl fmt::Display for RuleField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let join = |paths: &[&[&str]]| {
+            paths
+                .iter()
+                .map(|p| p.join("."))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Self::Fields(paths) => f.write_str(&join(paths)),
+            Self::Items(path) => write!(f, "{}[]", path.join(".")),
+            Self::FieldsAnd(paths, and) => write!(f, "{}; {and}", join(paths)),
+            Self::Aspect(text) => f.write_str(text),
+        }
+    }
+}
+
 /// One contract rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -90,8 +145,9 @@ pub struct Rule {
     pub checked_on: CheckedOn,
     /// Anchor of the section of the upstream contract page.
     pub anchor: &'static str,
-    /// Field (or aspect) concerned, e.g. `spec.providerIDList`.
-    pub field: &'static str,
+    /// What it is about: contract fields, named by their accessors in
+    /// [`capi_contract::fields`], or another aspect (a CRD part, a label, a file).
+    pub field: RuleField,
     /// Expected type or shape.
     pub shape: &'static str,
     /// Who reads it in core Cluster API.
@@ -143,7 +199,7 @@ pub static SCOPE: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "all-resources-scope",
-    field: "spec.scope",
+    field: RuleField::Aspect("spec.scope"),
     shape: "`Namespaced`",
     read_by: "all core controllers",
     when_absent: "objects cannot be referenced from a namespaced MachinePool",
@@ -158,7 +214,7 @@ pub static TYPE_AND_OBJECT_META: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "all-resources-typemeta-and-objectmeta-field",
-    field: "apiVersion, kind, metadata",
+    field: RuleField::Aspect("apiVersion, kind, metadata"),
     shape: "string, string, object",
     read_by: "all core controllers",
     when_absent: "objects cannot be read as Kubernetes objects",
@@ -173,7 +229,7 @@ pub static API_GROUP: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "all-resources-api-group",
-    field: "spec.group",
+    field: RuleField::Aspect("spec.group"),
     shape: "`infrastructure.cluster.x-k8s.io` or own group with aggregated RBAC",
     read_by: "core controllers (RBAC)",
     when_absent: "core controllers get no access unless a ClusterRole with `cluster.x-k8s.io/aggregate-to-manager: \"true\"` grants it",
@@ -188,7 +244,7 @@ pub static VERSION_POLICY: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "all-resources-version",
-    field: "spec.versions[].name",
+    field: RuleField::Aspect("spec.versions[].name"),
     shape: "`v<N>`, `v<N>alpha<M>` or `v<N>beta<M>`",
     read_by: "contract label resolution (version ordering)",
     when_absent: "version ordering falls back to reverse lexicographic order",
@@ -203,7 +259,7 @@ pub static CONTRACT_LABEL: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "all-resources-version",
-    field: "metadata.labels[cluster.x-k8s.io/<contract>]",
+    field: RuleField::Aspect("metadata.labels[cluster.x-k8s.io/<contract>]"),
     shape: "`_`-separated CRD versions",
     read_by: "reference resolution, conversion of references",
     when_absent: "core controllers cannot find the apiVersion of referenced objects",
@@ -218,7 +274,7 @@ pub static CONTRACT_LABEL_VERSIONS: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "all-resources-version",
-    field: "metadata.labels[cluster.x-k8s.io/<contract>]",
+    field: RuleField::Aspect("metadata.labels[cluster.x-k8s.io/<contract>]"),
     shape: "each listed version exists in spec.versions",
     read_by: "reference resolution (highest listed version is used)",
     when_absent: "references resolve to a version that does not exist",
@@ -233,7 +289,7 @@ pub static CONTRACT_LABEL_SERVED: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "all-resources-version",
-    field: "metadata.labels[cluster.x-k8s.io/<contract>]",
+    field: RuleField::Aspect("metadata.labels[cluster.x-k8s.io/<contract>]"),
     shape: "each listed version is served (the controllers pick the last one)",
     read_by: "reference resolution (highest listed version is used)",
     when_absent: "when the highest listed version is not served, references resolve to a version the API server does not serve",
@@ -248,7 +304,7 @@ pub static CRD_NAME: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-inframachinepoollist-resource-definition",
-    field: "metadata.name",
+    field: RuleField::Aspect("metadata.name"),
     shape: "`CalculateCRDName(group, kind)`",
     read_by: "CRD lookup for contract labels",
     when_absent: "the CRD is not found and references cannot be resolved",
@@ -263,7 +319,7 @@ pub static LIST_KIND: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-inframachinepoollist-resource-definition",
-    field: "spec.names.listKind",
+    field: RuleField::Aspect("spec.names.listKind"),
     shape: "`<Kind>List`",
     read_by: "list calls",
     when_absent: "list requests for the kind fail",
@@ -278,7 +334,7 @@ pub static STATUS_SUBRESOURCE: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-inframachinepoollist-resource-definition",
-    field: "spec.versions[].subresources.status",
+    field: RuleField::Aspect("spec.versions[].subresources.status"),
     shape: "`{}`",
     read_by: "provider controller status updates (example in the contract)",
     when_absent: "status is written with the main resource",
@@ -293,7 +349,7 @@ pub static CATEGORIES: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-inframachinepoollist-resource-definition",
-    field: "spec.names.categories",
+    field: RuleField::Aspect("spec.names.categories"),
     shape: "contains `cluster-api`",
     read_by: "`kubectl get cluster-api` (example in the contract)",
     when_absent: "objects are not listed with `kubectl get cluster-api`",
@@ -308,7 +364,7 @@ pub static PROVIDER_ID_LIST: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-provideridlist",
-    field: "spec.providerIDList",
+    field: RuleField::Fields(&[pool::PROVIDER_ID_LIST.path()]),
     shape: "array of string",
     read_by: "MachinePool controller (copied to MachinePool spec.providerIDList, Node matching and deletion)",
     when_absent: "the MachinePool never learns its instances; Nodes are not matched",
@@ -323,7 +379,7 @@ pub static PROVIDER_ID_LIST_VALIDATION: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-provideridlist",
-    field: "spec.providerIDList",
+    field: RuleField::Fields(&[pool::PROVIDER_ID_LIST.path()]),
     shape: "listType atomic, maxItems 10000, items minLength 1 and maxLength 512",
     read_by: "API server validation",
     when_absent: "invalid IDs reach the MachinePool controller",
@@ -338,7 +394,7 @@ pub static PROVIDER_ID_LIST_VALUES: Rule = Rule {
     applies_to: AppliesTo::Object,
     checked_on: CheckedOn::Object,
     anchor: "inframachinepool-provideridlist",
-    field: "spec.providerIDList",
+    field: RuleField::Fields(&[pool::PROVIDER_ID_LIST.path()]),
     shape: "at most 10000 non-empty strings of at most 512 characters",
     read_by: "MachinePool controller",
     when_absent: "Nodes are not matched, or the MachinePool rejects the list",
@@ -353,7 +409,7 @@ pub static INITIALIZATION_PROVISIONED: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-initialization-completed",
-    field: "status.initialization.provisioned",
+    field: RuleField::Fields(&[pool::PROVISIONED.path()]),
     shape: "boolean (pointer)",
     read_by: "MachinePool controller (status.initialization.infrastructureProvisioned)",
     when_absent: "the MachinePool never becomes provisioned (status.ready is read only under the temporary v1beta1 compatibility)",
@@ -368,7 +424,7 @@ pub static INITIALIZATION_MIN_PROPERTIES: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-initialization-completed",
-    field: "status.initialization",
+    field: RuleField::Fields(&[pool::INITIALIZATION.path()]),
     shape: "object with minProperties 1",
     read_by: "API server validation (example in the contract)",
     when_absent: "an empty initialization object can be written",
@@ -383,7 +439,7 @@ pub static READY: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-initialization-completed",
-    field: "status.ready",
+    field: RuleField::Fields(&[pool::READY.path()]),
     shape: "boolean",
     read_by: "MachinePool controller (today it reads only this field)",
     when_absent: "the MachinePool never becomes provisioned",
@@ -398,7 +454,7 @@ pub static REPLICAS: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-replicas",
-    field: "status.replicas",
+    field: RuleField::Fields(&[pool::REPLICAS.path()]),
     shape: "integer (int32)",
     read_by: "MachinePool controller (copied to MachinePool status.replicas)",
     when_absent: "MachinePool status.replicas is never updated",
@@ -413,7 +469,7 @@ pub static REPLICAS_VALUES: Rule = Rule {
     applies_to: AppliesTo::Object,
     checked_on: CheckedOn::Object,
     anchor: "inframachinepool-replicas",
-    field: "status.replicas",
+    field: RuleField::Fields(&[pool::REPLICAS.path()]),
     shape: "integer in [0, 2147483647]",
     read_by: "MachinePool controller",
     when_absent: "the value cannot be copied to the MachinePool",
@@ -428,7 +484,7 @@ pub static CONDITIONS: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-conditions",
-    field: "status.conditions",
+    field: RuleField::Fields(&[pool::CONDITIONS.path()]),
     shape: "v1beta2: list of metav1.Condition (listType map, key type); v1beta1: Cluster API v1beta1 conditions",
     read_by: "MachinePool controller (Ready mirrored into InfrastructureReady)",
     when_absent: "no infrastructure condition is surfaced on the MachinePool",
@@ -443,7 +499,7 @@ pub static CONDITIONS_VALUES: Rule = Rule {
     applies_to: AppliesTo::Object,
     checked_on: CheckedOn::Object,
     anchor: "inframachinepool-conditions",
-    field: "status.conditions[]",
+    field: RuleField::Items(pool::CONDITIONS.path()),
     shape: "type set, status True/False/Unknown, reason CamelCase, message at most 32768 characters",
     read_by: "MachinePool controller",
     when_absent: "malformed conditions are ignored or rejected",
@@ -458,7 +514,7 @@ pub static TERMINAL_FAILURES: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-terminal-failures",
-    field: "status.failureReason, status.failureMessage",
+    field: RuleField::Fields(&[pool::FAILURE_REASON.path(), pool::FAILURE_MESSAGE.path()]),
     shape: "string (v1beta1 contract; read under the temporary compatibility only)",
     read_by: "MachinePool controller (status.deprecated.v1beta1)",
     when_absent: "nothing (v1beta2 contract has no terminal failures)",
@@ -473,7 +529,7 @@ pub static INSTANCES: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-instances",
-    field: "status.instances",
+    field: RuleField::Fields(&[pool::INSTANCES.path()]),
     shape: "array of objects",
     read_by: "nobody (informational)",
     when_absent: "nothing",
@@ -488,7 +544,7 @@ pub static MACHINE_POOL_MACHINES: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "machinepoolmachines-support",
-    field: "status.infrastructureMachineKind",
+    field: RuleField::Fields(&[pool::INFRASTRUCTURE_MACHINE_KIND.path()]),
     shape: "string",
     read_by: "MachinePool controller (creates a Machine per InfraMachine)",
     when_absent: "MachinePool Machines are not used",
@@ -503,7 +559,7 @@ pub static PROVIDER_ID: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-providerid",
-    field: "spec.providerID",
+    field: RuleField::Fields(&[pool::PROVIDER_ID.path()]),
     shape: "string (minLength 1, maxLength 512 recommended)",
     read_by: "nobody (informational)",
     when_absent: "nothing",
@@ -518,7 +574,7 @@ pub static REPLICAS_CONSISTENCY: Rule = Rule {
     applies_to: AppliesTo::Object,
     checked_on: CheckedOn::Object,
     anchor: "inframachinepool-provideridlist",
-    field: "status.replicas, spec.providerIDList",
+    field: RuleField::Fields(&[pool::REPLICAS.path(), pool::PROVIDER_ID_LIST.path()]),
     shape: "equal once provisioned",
     read_by: "MachinePool controller (readiness of replicas)",
     when_absent: "the MachinePool waits for replicas that never appear",
@@ -533,7 +589,7 @@ pub static PAUSING: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Behavioural,
     anchor: "inframachinepool-pausing",
-    field: "cluster.x-k8s.io/paused, Cluster spec.paused",
+    field: RuleField::Aspect("cluster.x-k8s.io/paused, Cluster spec.paused"),
     shape: "behaviour",
     read_by: "the provider controller",
     when_absent: "the provider keeps reconciling paused objects",
@@ -548,7 +604,7 @@ pub static TEMPLATE_RESOURCE: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePoolTemplate,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
-    field: "CRD `<Kind>Template`",
+    field: RuleField::Aspect("CRD `<Kind>Template`"),
     shape: "namespaced CRD with spec.template.spec",
     read_by: "topology controller (ClusterClass)",
     when_absent: "the InfraMachinePool cannot be used in a ClusterClass",
@@ -563,7 +619,7 @@ pub static TEMPLATE_SPEC: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePoolTemplate,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
-    field: "spec.template.spec",
+    field: RuleField::Fields(&[template::TEMPLATE_SPEC.path()]),
     shape: "object",
     read_by: "topology controller",
     when_absent: "InfraMachinePools cannot be created from the template",
@@ -578,7 +634,7 @@ pub static TEMPLATE_SSA_DRY_RUN: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePoolTemplate,
     checked_on: CheckedOn::Behavioural,
     anchor: "inframachinepooltemplate-support-for-ssa-dry-run",
-    field: "validating webhook",
+    field: RuleField::Aspect("validating webhook"),
     shape: "behaviour",
     read_by: "topology controller",
     when_absent: "ClusterClass reconciliation fails on immutability checks",
@@ -593,7 +649,7 @@ pub static MULTI_TENANCY: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Behavioural,
     anchor: "multi-tenancy",
-    field: "controller flags",
+    field: RuleField::Aspect("controller flags"),
     shape: "behaviour",
     read_by: "clusterctl",
     when_absent: "nothing",
@@ -608,7 +664,7 @@ pub static CLUSTERCTL: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Behavioural,
     anchor: "clusterctl-support",
-    field: "release artifacts",
+    field: RuleField::Aspect("release artifacts"),
     shape: "behaviour",
     read_by: "clusterctl",
     when_absent: "clusterctl cannot install the provider",
@@ -623,7 +679,7 @@ pub static DEPRECATED_CONTRACT: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "all-resources-version",
-    field: "metadata.labels[cluster.x-k8s.io/v1beta2]",
+    field: RuleField::Aspect("metadata.labels[cluster.x-k8s.io/v1beta2]"),
     shape: "a `cluster.x-k8s.io/v1beta2` label",
     read_by: "reference resolution",
     when_absent: "works only until v1beta1 compatibility is removed (tentatively April 2027)",
@@ -638,7 +694,7 @@ pub static PROVIDER_ID_FORMAT: Rule = Rule {
     applies_to: AppliesTo::Object,
     checked_on: CheckedOn::Object,
     anchor: "inframachinepool-provideridlist",
-    field: "spec.providerIDList[]",
+    field: RuleField::Items(pool::PROVIDER_ID_LIST.path()),
     shape: "`<provider>://<id>`, as the Nodes' spec.providerID",
     read_by: "MachinePool controller (Node matching by exact provider ID)",
     when_absent: "Nodes are not matched to the pool",
@@ -654,7 +710,7 @@ pub static KUSTOMIZE_RENDERING: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Inputs,
     anchor: "all-resources-version",
-    field: "kustomization.yaml",
+    field: RuleField::Aspect("kustomization.yaml"),
     shape: "labels and patches applied as kustomize does; other fields named when not emulated",
     read_by: "this checker (the contract labels are usually set by kustomize)",
     when_absent: "labels or patches the checker could not apply are not seen; pipe `kustomize build` instead",
@@ -672,7 +728,7 @@ pub static SERVED_VERSION_UNLABELLED: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "all-resources-version",
-    field: "metadata.labels[cluster.x-k8s.io/<contract>]",
+    field: RuleField::Aspect("metadata.labels[cluster.x-k8s.io/<contract>]"),
     shape: "each served version listed in a contract label",
     read_by: "reference resolution (only labelled versions are ever used)",
     when_absent: "the version is served but core never uses it, and this checker does not check its schema",
@@ -688,7 +744,7 @@ pub static CAPABILITY_ANNOTATION: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "machinepoolmachines-support",
-    field: "metadata.annotations[capabilities.capi-machinepool-rs.github.io/*]",
+    field: RuleField::Aspect("metadata.annotations[capabilities.capi-machinepool-rs.github.io/*]"),
     shape: "\"true\" or \"false\"",
     read_by: "this checker's capability report (not by Cluster API)",
     when_absent: "the capability is reported as unknown",
@@ -703,7 +759,7 @@ pub static MACHINE_POOL_MACHINE_CRD: Rule = Rule {
     applies_to: AppliesTo::InfraMachine,
     checked_on: CheckedOn::Set,
     anchor: "machinepoolmachines-support",
-    field: "status.infrastructureMachineKind; CRD `<Kind>`",
+    field: RuleField::FieldsAnd(&[pool::INFRASTRUCTURE_MACHINE_KIND.path()], "CRD `<Kind>`"),
     shape: "namespaced CRD of that kind in the pool's group, serving the pool's version, listKind `<Kind>List`, contract labels, spec.providerID string",
     read_by: "MachinePool controller (`reconcileMachines` lists `<Kind>List` at the pool's apiVersion)",
     when_absent: "listing InfraMachines fails and no MachinePool Machine is created",
@@ -719,7 +775,9 @@ pub static MACHINE_POOL_MACHINE_LABELS: Rule = Rule {
     applies_to: AppliesTo::InfraMachine,
     checked_on: CheckedOn::Set,
     anchor: "machinepoolmachines-support",
-    field: "metadata.labels[cluster.x-k8s.io/cluster-name], metadata.labels[cluster.x-k8s.io/pool-name]",
+    field: RuleField::Aspect(
+        "metadata.labels[cluster.x-k8s.io/cluster-name], metadata.labels[cluster.x-k8s.io/pool-name]",
+    ),
     shape: "cluster name; `format.MustFormatValue(MachinePool name)`",
     read_by: "MachinePool controller (`reconcileMachines` selector)",
     when_absent: "Cluster API never sees the InfraMachine: no Machine, no drain, no MachineHealthCheck",
@@ -734,7 +792,7 @@ pub static MACHINE_POOL_MACHINE_OWNER: Rule = Rule {
     applies_to: AppliesTo::InfraMachine,
     checked_on: CheckedOn::Set,
     anchor: "machinepoolmachines-support",
-    field: "metadata.ownerReferences",
+    field: RuleField::Aspect("metadata.ownerReferences"),
     shape: "reference to the InfraMachinePool (kind, name) until the Machine owns it",
     read_by: "garbage collection (proposal 20220209-machinepool-machines, InfraMachinePoolMachine creation)",
     when_absent: "InfraMachines are orphaned before their Machine exists",
@@ -750,7 +808,7 @@ pub static MACHINE_POOL_MACHINE_PROVIDER_ID: Rule = Rule {
     applies_to: AppliesTo::InfraMachine,
     checked_on: CheckedOn::Set,
     anchor: "machinepoolmachines-support",
-    field: "spec.providerID",
+    field: RuleField::Fields(&[machine::PROVIDER_ID.path()]),
     shape: "non-empty string, an entry of the pool's spec.providerIDList",
     read_by: "MachinePool controller (`createOrUpdateMachines` matches the Node by it)",
     when_absent: "the Machine gets no Node and no Kubernetes version",
@@ -765,7 +823,7 @@ pub static TEMPLATE_SCHEMA_COMPATIBLE: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePoolTemplate,
     checked_on: CheckedOn::Set,
     anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
-    field: "spec.template.spec",
+    field: RuleField::Fields(&[template::TEMPLATE_SPEC.path()]),
     shape: "properties a subset of the InfraMachinePool spec's, at the same version",
     read_by: "topology controller (copies spec.template.spec into the InfraMachinePool's spec)",
     when_absent: "the API server silently prunes the field: what the ClusterClass sets never reaches the pool",
@@ -781,7 +839,7 @@ pub static CLUSTERCLASS_INFRASTRUCTURE_TEMPLATE: Rule = Rule {
     applies_to: AppliesTo::ClusterClass,
     checked_on: CheckedOn::Set,
     anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
-    field: "spec.workers.machinePools[].infrastructure.templateRef",
+    field: RuleField::Aspect("spec.workers.machinePools[].infrastructure.templateRef"),
     shape: "apiVersion/kind of a template CRD with contract labels and spec.template.spec",
     read_by: "topology controller (ClusterClass reconciler resolves and clones the template)",
     when_absent: "the ClusterClass never becomes ready and no MachinePool is created",
@@ -797,7 +855,7 @@ pub static CLUSTERCLASS_BOOTSTRAP_TEMPLATE: Rule = Rule {
     applies_to: AppliesTo::ClusterClass,
     checked_on: CheckedOn::Set,
     anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
-    field: "spec.workers.machinePools[].bootstrap.templateRef",
+    field: RuleField::Aspect("spec.workers.machinePools[].bootstrap.templateRef"),
     shape: "a template reference (kind, name, apiVersion)",
     read_by: "ClusterClass validation (MachinePoolClass.bootstrap is +required)",
     when_absent: "the API server rejects the ClusterClass; managed pools need a placeholder bootstrap template",
@@ -813,7 +871,7 @@ pub static CLUSTER_TOPOLOGY_MACHINE_POOL_CLASS: Rule = Rule {
     applies_to: AppliesTo::Cluster,
     checked_on: CheckedOn::Set,
     anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
-    field: "spec.topology.workers.machinePools[].class",
+    field: RuleField::Aspect("spec.topology.workers.machinePools[].class"),
     shape: "the class of a MachinePoolClass in the ClusterClass",
     read_by: "Cluster topology webhook and reconciler",
     when_absent: "the Cluster is rejected or its MachinePool is never created",
@@ -829,7 +887,7 @@ pub static INFRA_MACHINE_POOL_CRD: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Inputs,
     anchor: "inframachinepool-inframachinepoollist-resource-definition",
-    field: "CRD `<Kind>MachinePool`",
+    field: RuleField::Aspect("CRD `<Kind>MachinePool`"),
     shape: "an `apiextensions.k8s.io/v1` CRD outside group `cluster.x-k8s.io`: a kind ending in `MachinePool`, or one named by a given MachinePool or ClusterClass, or contract-labelled with `spec.providerIDList`",
     read_by: "this checker: every other CRD rule is checked on it",
     when_absent: "nothing is checked (a misspelled kind, a missing file, a wrong group): the check fails",
@@ -848,7 +906,7 @@ pub static CRD_VALID: Rule = Rule {
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-inframachinepoollist-resource-definition",
-    field: "spec (group, scope, names, versions, schemas)",
+    field: RuleField::Aspect("spec (group, scope, names, versions, schemas)"),
     shape: "one storage version, unique DNS-1035 version names, lower-case plural, boolean served/storage, a `type` on every schema node, every `default` valid under its own schema",
     read_by: "the API server (`kubectl apply` of the provider's CRDs)",
     when_absent: "the CRD is refused: the provider cannot be installed",

@@ -41,7 +41,7 @@ fn table() -> String {
                 .collect::<Vec<_>>()
                 .join(", "),
             subject,
-            r.field.replace('|', "\\|"),
+            r.field.to_string().replace('|', "\\|"),
             r.shape.replace('|', "\\|"),
             r.read_by,
             r.when_absent,

@@ -180,6 +180,8 @@ impl<T: FieldValue> Field<T> {
 pub mod infra_machine_pool {
     use super::Field;
 
+    /// `spec.providerID` (optional, informational: nobody in core Cluster API reads it).
+    pub const PROVIDER_ID: Field<String> = Field::new(&["spec", "providerID"]);
     /// `spec.providerIDList`: the provider IDs of the pool's instances.
     pub const PROVIDER_ID_LIST: Field<Vec<String>> = Field::new(&["spec", "providerIDList"]);
     /// `status.initialization.provisioned` (v1beta2 contract).
