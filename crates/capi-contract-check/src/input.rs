@@ -181,8 +181,9 @@ use capi_contract::labels::is_retired_contract;
 pub(crate) fn has_provider_id_list(crd: &Value) -> bool {
     crd["spec"]["versions"].as_array().is_some_and(|versions| {
         versions.iter().any(|v| {
-            !v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["providerIDList"]
-                .is_null()
+            capi_contract::fields::infra_machine_pool::PROVIDER_ID_LIST
+                .schema(&v["schema"]["openAPIV3Schema"])
+                .is_some_and(|node| !node.is_null())
         })
     })
 }

@@ -141,7 +141,9 @@ impl MachineObject {
             || meta.owners.iter().any(|o| o.kind.ends_with("MachinePool"));
         tied.then(|| Self {
             contract: None,
-            provider_id: object["spec"]["providerID"].as_str().map(str::to_owned),
+            provider_id: capi_contract::fields::infra_machine::PROVIDER_ID
+                .get(object)
+                .ok(),
             meta,
         })
     }

@@ -92,7 +92,7 @@ fn infra_machine_crd(report: &mut Report, catalog: &Catalog, pool: &PoolObject, 
         &rules::MACHINE_POOL_MACHINE_CRD,
         &pool.meta.subject,
         pool.contract,
-        "status.infrastructureMachineKind",
+        capi_contract::fields::infra_machine_pool::INFRASTRUCTURE_MACHINE_KIND.dotted(),
     );
     // infra-machinepool.md: the value "must be set to the resource kind that represents the
     // replicas in the pool. This is usually the resource kind name for the providers
@@ -189,7 +189,7 @@ fn machine_kind_check<'r>(report: &'r mut Report, pool: &PoolObject) -> crate::r
         &rules::MACHINE_POOL_MACHINE_CRD,
         &pool.meta.subject,
         pool.contract,
-        "status.infrastructureMachineKind",
+        capi_contract::fields::infra_machine_pool::INFRASTRUCTURE_MACHINE_KIND.dotted(),
     )
 }
 
@@ -322,7 +322,7 @@ fn provider_id(report: &mut Report, pool: &PoolObject, machine: &MachineObject) 
         &rules::MACHINE_POOL_MACHINE_PROVIDER_ID,
         &machine.meta.subject,
         machine.contract.unwrap_or(pool.contract),
-        "spec.providerID",
+        capi_contract::fields::infra_machine::PROVIDER_ID.dotted(),
     );
     match machine.provider_id.as_deref().filter(|id| !id.is_empty()) {
         None => check.warn(

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use capi_conditions::unstructured::check_list;
 use capi_conditions::validate::Shape;
 use capi_contract::Contract;
+use capi_contract::fields::{Field, infra_machine_pool as pool};
 use capi_contract::provider_ids::{self, ProblemKind};
 use capi_contract::reader::{InfraMachinePoolReader, ReadError};
 use capi_diagnostics::Severity;
@@ -48,8 +49,9 @@ pub(crate) fn check_object(
 }
 
 /// `<section>.<name>` of the object, when present and not null.
-fn present<'a>(v: &'a Value, section: &str, name: &str) -> Option<&'a Value> {
-    v[section].get(name).filter(|x| !x.is_null())
+/// The node of a contract field, when set and not null.
+fn present<'a, T>(v: &'a Value, field: &Field<T>) -> Option<&'a Value> {
+    field.node(v).ok().filter(|x| !x.is_null())
 }
 
 struct ObjectCheck<'a> {
@@ -99,8 +101,8 @@ impl ObjectCheck<'_> {
 
     /// `provider-id-list-values` and `provider-id-format` on `spec.providerIDList`.
     fn provider_ids(&mut self, v: &Value) {
-        let path = "spec.providerIDList";
-        let Some(list) = present(v, "spec", "providerIDList") else {
+        let path = &pool::PROVIDER_ID_LIST.dotted();
+        let Some(list) = present(v, &pool::PROVIDER_ID_LIST) else {
             return;
         };
         let Some(items) = list.as_array() else {
@@ -136,8 +138,8 @@ impl ObjectCheck<'_> {
         items: &[Value],
         (index, kind): (Option<usize>, Option<ProblemKind>),
     ) {
-        let path = "spec.providerIDList";
-        let at = index.map_or(path.to_owned(), |i| format!("{path}[{i}]"));
+        let path = &pool::PROVIDER_ID_LIST.dotted();
+        let at = index.map_or_else(|| path.clone(), |i| format!("{path}[{i}]"));
         let Some(kind) = kind else {
             let item = index.map_or(&Value::Null, |i| &items[i]);
             self.item(
@@ -169,7 +171,7 @@ impl ObjectCheck<'_> {
 
     /// The passes of the two providerIDList rules when nothing was found.
     fn provider_id_passes(&mut self, values: &Capped, format: &Capped, len: usize) {
-        let path = "spec.providerIDList";
+        let path = &pool::PROVIDER_ID_LIST.dotted();
         if values.total == 0 && len <= provider_ids::MAX_ITEMS {
             self.report
                 .check(
@@ -202,7 +204,7 @@ impl ObjectCheck<'_> {
             &rules::REPLICAS_VALUES,
             self.subject,
             self.contract,
-            "status.replicas",
+            pool::REPLICAS.dotted(),
         );
         let fix = "report the observed number of instances";
         match replicas {
@@ -213,8 +215,8 @@ impl ObjectCheck<'_> {
     }
 
     fn conditions(&mut self, v: &Value) {
-        let path = "status.conditions";
-        let Some(list) = present(v, "status", "conditions") else {
+        let path = &pool::CONDITIONS.dotted();
+        let Some(list) = present(v, &pool::CONDITIONS) else {
             return;
         };
         let shape = match self.contract {
@@ -256,7 +258,7 @@ impl ObjectCheck<'_> {
             &rules::REPLICAS_CONSISTENCY,
             self.subject,
             self.contract,
-            "status.replicas",
+            pool::REPLICAS.dotted(),
         );
         match provider_ids::replicas_mismatch(true, replicas, ids.len()) {
             None => check.pass("matches providerIDList"),

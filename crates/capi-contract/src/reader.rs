@@ -20,7 +20,7 @@
 use serde_json::Value;
 
 use crate::Contract;
-use crate::fields::infra_machine_pool as pool;
+use crate::fields::{Field, infra_machine_pool as pool};
 
 pub use crate::read_error::{ReadError, ReadResultExt};
 
@@ -47,10 +47,10 @@ impl<'a> InfraMachinePoolReader<'a> {
     /// The field `status.initialization.provisioned` (v1beta2) or `status.ready` (v1beta1):
     /// where the contract reports that initialization completed.
     #[must_use]
-    pub fn provisioned_field(&self) -> &'static str {
+    pub fn provisioned_field(&self) -> &'static Field<bool> {
         match self.contract {
-            Contract::V1Beta1 => "status.ready",
-            Contract::V1Beta2 => "status.initialization.provisioned",
+            Contract::V1Beta1 => &pool::READY,
+            Contract::V1Beta2 => &pool::PROVISIONED,
         }
     }
 

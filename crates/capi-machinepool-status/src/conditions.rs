@@ -148,7 +148,13 @@ pub fn infrastructure_ready(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition 
                     );
                 }
             };
-            mirror_external(obj, t, provisioned, kind, reader.provisioned_field())
+            mirror_external(
+                obj,
+                t,
+                provisioned,
+                kind,
+                &reader.provisioned_field().dotted(),
+            )
         }
         External::ReadError => internal_error(t),
         External::NotFound if deleting(mp) && was_provisioned => new_condition(

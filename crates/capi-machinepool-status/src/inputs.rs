@@ -70,9 +70,9 @@ impl<'a> MachinePoolMachines<'a> {
 
 /// True when an InfraMachinePool sets a non-empty `status.infrastructureMachineKind`.
 fn declares_machine_kind(infra: &DynamicObject) -> bool {
-    infra.data["status"]["infrastructureMachineKind"]
-        .as_str()
-        .is_some_and(|kind| !kind.is_empty())
+    capi_contract::fields::infra_machine_pool::INFRASTRUCTURE_MACHINE_KIND
+        .get(&infra.data)
+        .is_ok_and(|kind| !kind.is_empty())
 }
 
 /// Everything the conditions are computed from, besides the MachinePool itself (which
