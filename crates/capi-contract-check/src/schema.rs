@@ -143,7 +143,7 @@ impl VersionCheck<'_> {
                 Some(n) if type_of(n) == Some("array") => {
                     format!("items are {}", items_type.unwrap_or("untyped"))
                 }
-                other => format!("spec.providerIDList is {}", describe(other)),
+                other => format!("{} is {}", f.join("."), describe(other)),
             };
             self.check(&rules::PROVIDER_ID_LIST, f).fail(
                 message,
@@ -195,7 +195,7 @@ impl VersionCheck<'_> {
                     check.pass("minProperties 1");
                 } else {
                     check.warn(
-                        "status.initialization has no minProperties",
+                        format!("{} has no minProperties", init_path.join(".")),
                         "add `+kubebuilder:validation:MinProperties=1` to the initialization status type",
                     );
                 }
@@ -209,7 +209,7 @@ impl VersionCheck<'_> {
                 );
             }
             _ => self.check(&rules::INITIALIZATION_PROVISIONED, f).fail(
-                format!("status.initialization.provisioned is {}", describe(provisioned)),
+                format!("{} is {}", f.join("."), describe(provisioned)),
                 "add `Initialization FooMachinePoolInitializationStatus` with `Provisioned *bool `json:\"provisioned,omitempty\"``",
             ),
         }
@@ -222,7 +222,7 @@ impl VersionCheck<'_> {
         match node {
             Some(n) if type_of(n) == Some("boolean") => check.pass("boolean"),
             other => check.fail(
-                format!("status.ready is {}", describe(other)),
+                format!("{} is {}", f.join("."), describe(other)),
                 "add `Ready bool `json:\"ready\"`` to the status",
             ),
         }
@@ -247,7 +247,7 @@ impl VersionCheck<'_> {
                 ),
             },
             other => check.fail(
-                format!("status.replicas is {}", describe(other)),
+                format!("{} is {}", f.join("."), describe(other)),
                 "add `Replicas int32 `json:\"replicas\"`` to the status",
             ),
         }
@@ -391,9 +391,9 @@ impl VersionCheck<'_> {
         let node = field(self.schema, f);
         let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, f);
         match node.and_then(type_of) {
-            Some("string") => check.pass("spec.providerID is a string"),
+            Some("string") => check.pass(format!("{} is a string", f.join("."))),
             _ => check.fail(
-                format!("spec.providerID is {}", describe(node)),
+                format!("{} is {}", f.join("."), describe(node)),
                 "add `ProviderID string `json:\"providerID,omitempty\"`` to the spec",
             ),
         }
@@ -412,9 +412,12 @@ impl VersionCheck<'_> {
         let v1beta1 = self.contract == Contract::V1Beta1;
         let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, &["status"]);
         if provisioned {
-            check.pass("status.initialization.provisioned is a boolean");
+            check.pass(format!("{} is a boolean", machine::PROVISIONED.dotted()));
         } else if ready && v1beta1 {
-            check.pass("status.ready is a boolean (v1beta1 contract)");
+            check.pass(format!(
+                "{} is a boolean (v1beta1 contract)",
+                machine::READY.dotted()
+            ));
         } else if ready {
             check.outcome(
                 outcome,
@@ -437,7 +440,8 @@ impl VersionCheck<'_> {
             Some("object") => check.pass("object"),
             other => check.violation(
                 format!(
-                    "spec.template.spec is {}",
+                    "{} is {}",
+                    path.join("."),
                     other.map_or("missing".to_owned(), |t| format!("of type {t}"))
                 ),
                 "give the template spec.template.spec (the InfraMachinePool spec)",
