@@ -146,12 +146,15 @@ impl CrdFacts {
 /// provisioning in `status.initialization.provisioned`, v1beta1 in `status.ready` (with
 /// `clusterv1.Conditions`, whose items carry `severity`). `None` when the schema says neither.
 pub(crate) fn schema_contract(schema: &Value) -> Option<Contract> {
-    let status = &schema["properties"]["status"]["properties"];
-    if status["initialization"]["properties"]["provisioned"].is_object() {
+    use capi_contract::fields::infra_machine_pool as pool;
+    let declared = |node: Option<&Value>| node.is_some_and(Value::is_object);
+    // clusterv1.Conditions items carry `severity`; metav1.Condition items do not.
+    let v1beta1_conditions = pool::CONDITIONS
+        .schema(schema)
+        .is_some_and(|c| c["items"]["properties"]["severity"].is_object());
+    if declared(pool::PROVISIONED.schema(schema)) {
         Some(Contract::V1Beta2)
-    } else if status["ready"].is_object()
-        || status["conditions"]["items"]["properties"]["severity"].is_object()
-    {
+    } else if declared(pool::READY.schema(schema)) || v1beta1_conditions {
         Some(Contract::V1Beta1)
     } else {
         None
