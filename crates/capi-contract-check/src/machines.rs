@@ -6,6 +6,7 @@
 //! label and the `cluster.x-k8s.io/pool-name` label holding `format.MustFormatValue` of the
 //! MachinePool's name; each becomes a Machine whose Node is found by `spec.providerID`.
 
+use capi_contract::fields::infra_machine_pool::INFRASTRUCTURE_MACHINE_KIND as MACHINE_KIND;
 use std::collections::BTreeMap;
 
 use capi_contract::reader::ReadError;
@@ -92,7 +93,7 @@ fn infra_machine_crd(report: &mut Report, catalog: &Catalog, pool: &PoolObject, 
         &rules::MACHINE_POOL_MACHINE_CRD,
         &pool.meta.subject,
         pool.contract,
-        capi_contract::fields::infra_machine_pool::INFRASTRUCTURE_MACHINE_KIND.dotted(),
+        MACHINE_KIND.dotted(),
     );
     // infra-machinepool.md: the value "must be set to the resource kind that represents the
     // replicas in the pool. This is usually the resource kind name for the providers
@@ -104,7 +105,8 @@ fn infra_machine_crd(report: &mut Report, catalog: &Catalog, pool: &PoolObject, 
     {
         check.fail(
             format!(
-                "status.infrastructureMachineKind is {}, an InfraMachinePool kind, not the InfraMachine kind that represents the replicas: the MachinePool controller would list pools as Machines",
+                "{} is {}, an InfraMachinePool kind, not the InfraMachine kind that represents the replicas: the MachinePool controller would list pools as Machines",
+                MACHINE_KIND.dotted(),
                 excerpt(kind)
             ),
             "set it to the InfraMachine kind (one object per replica, with spec.providerID), or leave it unset when the provider does not create InfraMachines",
@@ -114,7 +116,8 @@ fn infra_machine_crd(report: &mut Report, catalog: &Catalog, pool: &PoolObject, 
     let Some(crd) = catalog.find(group, kind).next() else {
         check.fail(
             format!(
-                "status.infrastructureMachineKind is {}, and no CRD of kind {} in group {} is among the inputs",
+                "{} is {}, and no CRD of kind {} in group {} is among the inputs",
+                MACHINE_KIND.dotted(),
                 excerpt(kind),
                 excerpt(kind),
                 excerpt(group)
@@ -167,7 +170,7 @@ fn crd_problems(crd: &CrdFacts, kind: &str, version: &str) -> Vec<String> {
                 .fold(schema, |v, k| &v["properties"][*k])
                 .is_object()
         };
-        if !props(&["spec", "providerID"]) {
+        if !props(capi_contract::fields::infra_machine::PROVIDER_ID.path()) {
             problems.push(
                 "its schema has no spec.providerID (an InfraMachine names its instance there)"
                     .to_owned(),
@@ -189,7 +192,7 @@ fn machine_kind_check<'r>(report: &'r mut Report, pool: &PoolObject) -> crate::r
         &rules::MACHINE_POOL_MACHINE_CRD,
         &pool.meta.subject,
         pool.contract,
-        capi_contract::fields::infra_machine_pool::INFRASTRUCTURE_MACHINE_KIND.dotted(),
+        MACHINE_KIND.dotted(),
     )
 }
 

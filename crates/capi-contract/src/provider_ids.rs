@@ -30,6 +30,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 use capi_diagnostics::Severity;
+
+use crate::fields::infra_machine_pool::{PROVIDER_ID_LIST as LIST, REPLICAS};
 use capi_diagnostics::excerpt::Excerpt;
 
 mod nodes;
@@ -105,8 +107,8 @@ pub struct Problem {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.index {
-            Some(i) => write!(f, "spec.providerIDList[{i}]: {}", self.kind),
-            None => write!(f, "spec.providerIDList: {}", self.kind),
+            Some(i) => write!(f, "{}[{i}]: {}", LIST.dotted(), self.kind),
+            None => write!(f, "{}: {}", LIST.dotted(), self.kind),
         }
     }
 }
@@ -262,8 +264,11 @@ impl fmt::Display for ReplicasMismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "status.replicas is {} but spec.providerIDList has {} entries",
-            self.replicas, self.listed
+            "{} is {} but {} has {} entries",
+            REPLICAS.dotted(),
+            self.replicas,
+            LIST.dotted(),
+            self.listed
         )
     }
 }
