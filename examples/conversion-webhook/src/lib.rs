@@ -472,16 +472,17 @@ async fn answer(
         // converted on the async worker itself: handing it to a blocking thread and back
         // cost more than the conversion (a futex wake each way, measured by
         // benches/go_peer.rs). Larger ones go to the blocking pool.
-        if body.len() <= SMALL_BODY_BYTES as usize {
-            let response = review::handle_bytes_within(converter.as_ref(), &body, max_response);
-            drop(permit);
-            return Some((Ok(response), memory));
-        }
-        let work = tokio::task::spawn_blocking(move || {
+        let inline = body.len() <= SMALL_BODY_BYTES as usize;
+        let convert = move || {
             let _permit = permit;
             review::handle_bytes_within(converter.as_ref(), &body, max_response)
-        });
-        Some((work.await, memory))
+        };
+        let response = if inline {
+            Ok(convert())
+        } else {
+            tokio::task::spawn_blocking(convert).await
+        };
+        Some((response, memory))
     };
     match tokio::time::timeout(state.timeout, conversion).await {
         Ok(Some((Ok(response), mut memory))) => {
