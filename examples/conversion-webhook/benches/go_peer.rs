@@ -54,16 +54,20 @@ const MAP: [(&str, &str, &str); 2] = [
     ),
 ];
 
-/// The same references as CRD metadata, for our webhook's `--crds`.
-const CRDS: &str = "\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: kubeadmconfigs.bootstrap.cluster.x-k8s.io, labels: {cluster.x-k8s.io/v1beta2: v1beta2}}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: azuremachinepools.infrastructure.cluster.x-k8s.io, labels: {cluster.x-k8s.io/v1beta2: v1beta1}}
-";
+/// The same references as CRD metadata with their contract labels, for our webhook's
+/// `--crds`.
+fn crds_yaml() -> String {
+    MAP.iter()
+        .map(|(group, kind, api_version)| {
+            let version = api_version.rsplit('/').next().unwrap_or_default();
+            format!(
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: {}, labels: {{cluster.x-k8s.io/v1beta2: {version}}}}}\n",
+                capi_contract::naming::crd_name(group, kind)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("---\n")
+}
 
 const UP: &str = "cluster.x-k8s.io/v1beta2";
 const DOWN: &str = "cluster.x-k8s.io/v1beta1";
@@ -217,22 +221,20 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// A server under load: where it listens and its process (for the peak RSS).
+/// The Go server: where it listens and its process.
 struct Server {
     addr: SocketAddr,
     child: Child,
 }
 
-impl Server {
-    /// CPU time the server used so far (user and system), in seconds (USER_HZ is 100 on
-    /// every Linux this runs on).
-    fn cpu_seconds(&self) -> f64 {
-        common::process::cpu_ticks_of(self.child.id()) as f64 / 100.0
-    }
+/// CPU time process `pid` used so far (user and system), in seconds (USER_HZ is 100 on every
+/// Linux this runs on).
+fn cpu_seconds(pid: u32) -> f64 {
+    common::process::cpu_ticks_of(pid) as f64 / 100.0
+}
 
-    fn peak_rss_mb(&self) -> f64 {
-        common::process::peak_rss_kb_of(self.child.id()) as f64 / 1024.0
-    }
+fn peak_rss_mb(pid: u32) -> f64 {
+    common::process::peak_rss_kb_of(pid) as f64 / 1024.0
 }
 
 impl Drop for Server {
@@ -267,37 +269,13 @@ fn start_go(bin: &Path, dir: &Path, http2: bool) -> Server {
     }
 }
 
-fn start_ours(dir: &Path) -> Server {
-    let crds = dir.join("crds.yaml");
-    std::fs::write(&crds, CRDS).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_conversion-webhook"))
-        .args(["--addr", "127.0.0.1:0", "--cert-dir"])
-        .arg(dir)
-        .arg("--crds")
-        .arg(&crds)
-        .args(["--cluster-crds", "never", "--no-metrics"])
-        .args(
-            std::env::var("GO_PEER_OURS_ARGS")
-                .unwrap_or_default()
-                .split_whitespace(),
-        )
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut lines = stdout.lines();
-    let addr = loop {
-        let line = lines.next().expect("the webhook logs its address").unwrap();
-        if line.contains("serving conversion reviews") {
-            let v: Value = serde_json::from_str(&line).unwrap();
-            break v["fields"]["addr"].as_str().unwrap().parse().unwrap();
-        }
-    };
-    // Keep reading the log so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    Server { addr, child }
+/// Ours, as the webhook tests start it (its own certificate, which the Go server is given
+/// too), resolving references from `crds`; `GO_PEER_OURS_ARGS` adds flags (to try limits).
+fn start_ours(name: &str, crds: &Path) -> common::process::Webhook {
+    let extra = std::env::var("GO_PEER_OURS_ARGS").unwrap_or_default();
+    let mut args = vec!["--crds", crds.to_str().unwrap(), "--no-metrics"];
+    args.extend(extra.split_whitespace());
+    common::process::Webhook::start(name, &args)
 }
 
 /// One load run's result.
@@ -426,13 +404,7 @@ struct Measured {
 }
 
 /// Step 3: over HTTPS, the two servers in turns.
-fn over_https(
-    go: &Path,
-    dir: &Path,
-    cert: &CertificateDer<'static>,
-    shapes: &[Shape],
-    in_proc: &[(String, f64, f64)],
-) {
+fn over_https(go: &Path, crds: &Path, shapes: &[Shape], in_proc: &[(String, f64, f64)]) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -450,18 +422,22 @@ fn over_https(
     for h2 in [false, true] {
         let protocol = if h2 { "HTTP/2" } else { "HTTP/1.1" };
         // Fresh servers per protocol, so each peak RSS is this protocol's.
-        let go_server = start_go(go, dir, h2);
-        let our_server = start_ours(dir);
+        let our_server = start_ours(if h2 { "go-peer-h2" } else { "go-peer-h1" }, crds);
+        let go_server = start_go(go, our_server.cert_dir(), h2);
+        let contenders = [
+            (go_server.addr, go_server.child.id()),
+            (our_server.addr, our_server.pid()),
+        ];
         for (shape, (_, _, our_ns)) in shapes.iter().zip(in_proc) {
             let body = Bytes::from(shape.body.clone());
             let mut go = Measured::default();
             let mut mine = Measured::default();
             for _ in 0..rounds {
-                for (server, measured) in [(&go_server, &mut go), (&our_server, &mut mine)] {
-                    let cpu = server.cpu_seconds();
+                for ((addr, pid), measured) in contenders.into_iter().zip([&mut go, &mut mine]) {
+                    let cpu = cpu_seconds(pid);
                     let mut result = runtime.block_on(load(
-                        server.addr,
-                        cert.clone(),
+                        addr,
+                        our_server.cert.clone(),
                         h2,
                         body.clone(),
                         8,
@@ -473,7 +449,7 @@ fn over_https(
                         .push(result.percentile(0.99).as_secs_f64() * 1e3);
                     measured
                         .cpu_us
-                        .push((server.cpu_seconds() - cpu) * 1e6 / result.requests.max(1) as f64);
+                        .push((cpu_seconds(pid) - cpu) * 1e6 / result.requests.max(1) as f64);
                 }
             }
             let (g, r) = (median(&mut go.rates), median(&mut mine.rates));
@@ -494,9 +470,9 @@ fn over_https(
         }
         eprintln!(
             "go_peer {protocol:<8} peak RSS under load: Go {:.1} MB, ours {:.1} MB, ours/Go {:.2}",
-            go_server.peak_rss_mb(),
-            our_server.peak_rss_mb(),
-            our_server.peak_rss_mb() / go_server.peak_rss_mb()
+            peak_rss_mb(go_server.child.id()),
+            peak_rss_mb(our_server.pid()),
+            peak_rss_mb(our_server.pid()) / peak_rss_mb(go_server.child.id())
         );
     }
 }
@@ -533,8 +509,9 @@ fn main() {
 
     let dir: PathBuf = std::env::temp_dir().join(format!("go-peer-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let cert = common::write_cert(&dir);
-    over_https(&go, &dir, &cert, &shapes, &in_proc);
+    let crds = dir.join("crds.yaml");
+    std::fs::write(&crds, crds_yaml()).unwrap();
+    over_https(&go, &crds, &shapes, &in_proc);
     let _ = std::fs::remove_dir_all(&dir);
 
     let mut c = Criterion::default().configure_from_args();

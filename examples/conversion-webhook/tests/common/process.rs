@@ -78,6 +78,16 @@ impl Webhook {
         self.failures.lock().unwrap().clone()
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The directory holding the server's `tls.crt` and `tls.key`.
+    pub fn cert_dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
     /// CPU time the server process used so far (user and system), in clock ticks.
     pub fn cpu_ticks(&self) -> u64 {
         cpu_ticks_of(self.child.id())
