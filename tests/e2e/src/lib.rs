@@ -231,6 +231,14 @@ fn start_webhook() -> Webhook {
     }
 }
 
+/// The API path of the MachinePools of `namespace` at `version` (`v1beta1`, `v1beta2`), or of
+/// the one named `name`.
+#[must_use]
+pub fn machine_pools_path(namespace: &str, version: &str, name: Option<&str>) -> String {
+    let base = format!("/apis/cluster.x-k8s.io/{version}/namespaces/{namespace}/machinepools");
+    name.map_or_else(|| base.clone(), |n| format!("{base}/{n}"))
+}
+
 /// `spec` (a MachinePool's, at v1beta1) without the `namespace` of its bootstrap and
 /// infrastructure references: upstream's conversion writes the pool's namespace into them.
 #[must_use]

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use capi_e2e::machine_pools_path as path;
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, WatchEvent, WatchParams};
 use serde_json::Value;
@@ -18,11 +19,6 @@ const NAMESPACE: &str = "default";
 const LIST_NAMESPACE: &str = "e2e-list";
 const WATCH_NAMESPACE: &str = "e2e-watch";
 const FIXTURE_NAMESPACE: &str = "e2e-fixtures";
-
-fn path(namespace: &str, version: &str, name: Option<&str>) -> String {
-    let base = format!("/apis/{GROUP}/{version}/namespaces/{namespace}/machinepools");
-    name.map_or(base.clone(), |n| format!("{base}/{n}"))
-}
 
 async fn create(
     client: &kube::Client,

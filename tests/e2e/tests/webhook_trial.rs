@@ -40,8 +40,7 @@ struct WebhookRun {
 }
 
 impl WebhookRun {
-    fn start(dir: &Path, addr: SocketAddr, kubeconfig: &str) -> Self {
-        let kubeconfig = kubeconfig.to_owned();
+    fn start(dir: &Path, addr: SocketAddr, server: &'static capi_e2e::ApiServer) -> Self {
         let config = capi_e2e::webhook_config(dir, addr, Vec::new());
         let (started_tx, started_rx) = std::sync::mpsc::channel();
         let (kill, kill_rx) = tokio::sync::oneshot::channel::<()>();
@@ -52,15 +51,8 @@ impl WebhookRun {
                 .build()
                 .unwrap();
             runtime.block_on(async move {
-                let kubeconfig = kube::config::Kubeconfig::from_yaml(&kubeconfig).unwrap();
-                let client_config = kube::Config::from_custom_kubeconfig(
-                    kubeconfig,
-                    &kube::config::KubeConfigOptions::default(),
-                )
-                .await
-                .unwrap();
-                let client = kube::Client::try_from(client_config).unwrap();
-                let live = conversion_webhook::live::LiveCrds::watch(client);
+                // A client of its own, on this runtime: it dies with the webhook.
+                let live = conversion_webhook::live::LiveCrds::watch(server.client().await);
                 let synced = tokio::time::timeout(Duration::from_secs(60), live.synced()).await;
                 if synced.is_err() {
                     let _ = started_tx.send(Err("the CRD watch did not sync".to_owned()));
@@ -134,8 +126,7 @@ fn pool_v1beta1(name: &str, kind: &str, infra_version: &str) -> Value {
 }
 
 fn path(version: &str, name: Option<&str>) -> String {
-    let base = format!("/apis/cluster.x-k8s.io/{version}/namespaces/{NAMESPACE}/machinepools");
-    name.map_or(base.clone(), |n| format!("{base}/{n}"))
+    capi_e2e::machine_pools_path(NAMESPACE, version, name)
 }
 
 async fn send(
@@ -227,7 +218,7 @@ async fn webhook_trial_on_a_real_api_server() {
     // (The apiextensions-apiserver serves no core API: namespaces need not exist.)
 
     let (dir, ca_pem) = webhook_dir();
-    let webhook = WebhookRun::start(&dir, ([127, 0, 0, 1], 0).into(), server.kubeconfig());
+    let webhook = WebhookRun::start(&dir, ([127, 0, 0, 1], 0).into(), server);
     let mut crd = capi_e2e::machine_pool_crd_with_webhook(&capi_e2e::Webhook {
         url: format!("https://{}/convert", webhook.addr),
         ca_pem,
@@ -384,7 +375,7 @@ async fn webhook_trial_on_a_real_api_server() {
     let down = get(&client, "v1beta1", "pool-001").await.unwrap_err();
     assert!(down.to_string().contains("conversion webhook"), "{down}");
     get(&client, "v1beta2", "pool-001").await.unwrap();
-    let restarted = WebhookRun::start(&dir, addr, server.kubeconfig());
+    let restarted = WebhookRun::start(&dir, addr, server);
     assert_eq!(restarted.addr, addr);
     let back = eventually(Duration::from_secs(30), || {
         get(&client, "v1beta1", "pool-001")
