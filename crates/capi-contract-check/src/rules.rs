@@ -90,18 +90,6 @@ pub enum RuleField {
     Aspect(&'static str),
 }
 
-impl RuleField {
-    /// The contract fields it names, as paths.
-    #[must_use]
-    pub fn paths(self) -> Vec<&'static [&'static str]> {
-        match self {
-            Self::Fields(paths) | Self::FieldsAnd(paths, _) => paths.to_vec(),
-            Self::Items(path) => vec![path],
-            Self::Aspect(_) => Vec::new(),
-        }
-    }
-}
-
 /// As its text (`spec.providerIDList`, `status.conditions[]`), as reports have always written it.
 impl Serialize for RuleField {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
