@@ -468,11 +468,13 @@ fn over_https(go: &Path, crds: &Path, shapes: &[Shape], in_proc: &[(String, f64,
                 our_ns / 1e3 / our_cpu,
             );
         }
-        eprintln!(
-            "go_peer {protocol:<8} peak RSS under load: Go {:.1} MB, ours {:.1} MB, ours/Go {:.2}",
+        let (go_rss, our_rss) = (
             peak_rss_mb(go_server.child.id()),
             peak_rss_mb(our_server.pid()),
-            peak_rss_mb(our_server.pid()) / peak_rss_mb(go_server.child.id())
+        );
+        eprintln!(
+            "go_peer {protocol:<8} peak RSS under load: Go {go_rss:.1} MB, ours {our_rss:.1} MB, ours/Go {:.2}",
+            our_rss / go_rss
         );
     }
 }
