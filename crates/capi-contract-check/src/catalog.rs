@@ -152,9 +152,10 @@ pub(crate) fn schema_contract(schema: &Value) -> Option<Contract> {
     let v1beta1_conditions = pool::CONDITIONS
         .schema(schema)
         .is_some_and(|c| c["items"]["properties"]["severity"].is_object());
-    if declared(pool::PROVISIONED.schema(schema)) {
+    let declares = |c: Contract| declared(pool::PROVISIONED.at(c).and_then(|f| f.schema(schema)));
+    if declares(Contract::V1Beta2) {
         Some(Contract::V1Beta2)
-    } else if declared(pool::READY.schema(schema)) || v1beta1_conditions {
+    } else if declares(Contract::V1Beta1) || v1beta1_conditions {
         Some(Contract::V1Beta1)
     } else {
         None

@@ -397,7 +397,7 @@ pub static INITIALIZATION_PROVISIONED: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-initialization-completed",
-    field: RuleField::Fields(&[pool::PROVISIONED.path()]),
+    field: RuleField::Fields(&[pool::PROVISIONED.path_in(Contract::V1Beta2)]),
     shape: "boolean (pointer)",
     read_by: "MachinePool controller (status.initialization.infrastructureProvisioned)",
     when_absent: "the MachinePool never becomes provisioned (status.ready is read only under the temporary v1beta1 compatibility)",
@@ -412,7 +412,7 @@ pub static INITIALIZATION_MIN_PROPERTIES: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-initialization-completed",
-    field: RuleField::Fields(&[pool::INITIALIZATION.path()]),
+    field: RuleField::Fields(&[pool::INITIALIZATION.path_in(Contract::V1Beta2)]),
     shape: "object with minProperties 1",
     read_by: "API server validation (example in the contract)",
     when_absent: "an empty initialization object can be written",
@@ -427,7 +427,7 @@ pub static READY: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-initialization-completed",
-    field: RuleField::Fields(&[pool::READY.path()]),
+    field: RuleField::Fields(&[pool::PROVISIONED.path_in(Contract::V1Beta1)]),
     shape: "boolean",
     read_by: "MachinePool controller (today it reads only this field)",
     when_absent: "the MachinePool never becomes provisioned",
@@ -502,7 +502,10 @@ pub static TERMINAL_FAILURES: Rule = Rule {
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-terminal-failures",
-    field: RuleField::Fields(&[pool::FAILURE_REASON.path(), pool::FAILURE_MESSAGE.path()]),
+    field: RuleField::Fields(&[
+        pool::FAILURE_REASON.path_in(Contract::V1Beta1),
+        pool::FAILURE_MESSAGE.path_in(Contract::V1Beta1),
+    ]),
     shape: "string (v1beta1 contract; read under the temporary compatibility only)",
     read_by: "MachinePool controller (status.deprecated.v1beta1)",
     when_absent: "nothing (v1beta2 contract has no terminal failures)",
@@ -1001,6 +1004,29 @@ mod tests {
         // Every section of the page has at least one rule.
         for a in anchors {
             assert!(RULES.iter().any(|r| r.anchor == a), "{a}");
+        }
+    }
+
+    /// A rule naming a versioned field takes its path in the rule's contract
+    /// (`ContractField::path_in`), which is empty when that contract has no such field.
+    #[test]
+    fn every_rule_field_names_a_path() {
+        for r in RULES {
+            let paths: &[&[&str]] = match r.field {
+                RuleField::Fields(p) | RuleField::FieldsAnd(p, _) => p,
+                RuleField::Items(p) => &[p],
+                RuleField::Aspect(a) => {
+                    assert!(!a.is_empty(), "{}", r.id);
+                    &[]
+                }
+            };
+            for p in paths {
+                assert!(
+                    !p.is_empty(),
+                    "{} names a field its contract does not have",
+                    r.id
+                );
+            }
         }
     }
 }

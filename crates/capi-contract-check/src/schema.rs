@@ -182,13 +182,14 @@ impl VersionCheck<'_> {
     }
 
     fn initialization(&mut self) {
-        let f = pool::PROVISIONED.path();
+        let f = pool::PROVISIONED.path_in(Contract::V1Beta2);
+        let ready_path = pool::PROVISIONED.path_in(Contract::V1Beta1);
         let provisioned = field(self.schema, f);
-        let ready = pool::READY.schema(self.schema);
+        let ready = field(self.schema, ready_path);
         match (provisioned.and_then(type_of), ready.and_then(type_of)) {
             (Some("boolean"), _) => {
                 self.check(&rules::INITIALIZATION_PROVISIONED, f).pass("boolean");
-                let init_path = pool::INITIALIZATION.path();
+                let init_path = pool::INITIALIZATION.path_in(Contract::V1Beta2);
                 let min = field(self.schema, init_path).and_then(|i| number(i, "minProperties"));
                 let check = self.check(&rules::INITIALIZATION_MIN_PROPERTIES, init_path);
                 if min.is_some_and(|m| m >= 1.0) {
@@ -204,8 +205,16 @@ impl VersionCheck<'_> {
                 let outcome = self.opts.compat_outcome();
                 self.check(&rules::INITIALIZATION_PROVISIONED, f).outcome(
                     outcome,
-                    "initialization is reported through the deprecated status.ready (v1beta1 contract), not status.initialization.provisioned",
-                    "add `status.initialization.provisioned` (*bool) and set it with status.ready until v1beta1 support is dropped",
+                    format!(
+                        "initialization is reported through the deprecated {} (v1beta1 contract), not {}",
+                        ready_path.join("."),
+                        f.join(".")
+                    ),
+                    format!(
+                        "add `{}` (*bool) and set it with {} until v1beta1 support is dropped",
+                        f.join("."),
+                        ready_path.join(".")
+                    ),
                 );
             }
             _ => self.check(&rules::INITIALIZATION_PROVISIONED, f).fail(
@@ -216,7 +225,7 @@ impl VersionCheck<'_> {
     }
 
     fn ready_v1beta1(&mut self) {
-        let f = pool::READY.path();
+        let f = pool::PROVISIONED.path_in(Contract::V1Beta1);
         let node = field(self.schema, f);
         let check = self.check(&rules::READY, f);
         match node {
@@ -312,8 +321,7 @@ impl VersionCheck<'_> {
 
     fn terminal_failures(&mut self) {
         for failure in [pool::FAILURE_REASON, pool::FAILURE_MESSAGE] {
-            let f = failure.path();
-            let name = f.last().copied().unwrap_or_default();
+            let f = failure.path_in(Contract::V1Beta1);
             let Some(node) = field(self.schema, f) else {
                 continue;
             };
@@ -323,7 +331,8 @@ impl VersionCheck<'_> {
             if !is_string {
                 check.fail(
                     format!(
-                        "status.{name} is {}; the MachinePool controller reads it as a string",
+                        "{} is {}; the MachinePool controller reads it as a string",
+                        f.join("."),
                         describe(Some(node))
                     ),
                     "declare it as *string",
@@ -332,7 +341,10 @@ impl VersionCheck<'_> {
                 check.pass("string");
             } else {
                 check.info(
-                    format!("status.{name} is a v1beta1 contract field, surfaced only under the temporary compatibility"),
+                    format!(
+                        "{} is a v1beta1 contract field, surfaced only under the temporary compatibility",
+                        f.join(".")
+                    ),
                     "report terminal failures through conditions",
                 );
             }
@@ -405,29 +417,29 @@ impl VersionCheck<'_> {
     /// InfraMachine resource using `status.ready`". A MachinePool Machine's InfraMachine is
     /// waited for like any other, so a CRD with neither never gets a running Machine.
     fn machine_provisioned(&mut self) {
-        let provisioned =
-            machine::PROVISIONED.schema(self.schema).and_then(type_of) == Some("boolean");
-        let ready = machine::READY.schema(self.schema).and_then(type_of) == Some("boolean");
+        let provisioned = machine::PROVISIONED.path_in(Contract::V1Beta2);
+        let ready = machine::PROVISIONED.path_in(Contract::V1Beta1);
+        let is_bool = |path: &[&str]| field(self.schema, path).and_then(type_of) == Some("boolean");
+        let (has_provisioned, has_ready) = (is_bool(provisioned), is_bool(ready));
         let outcome = self.opts.compat_outcome();
         let v1beta1 = self.contract == Contract::V1Beta1;
+        let (provisioned, ready) = (provisioned.join("."), ready.join("."));
+        let advice = "add `Initialization` with `Provisioned *bool `json:\"provisioned,omitempty\"`` to the status";
         let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, &["status"]);
-        if provisioned {
-            check.pass(format!("{} is a boolean", machine::PROVISIONED.dotted()));
-        } else if ready && v1beta1 {
-            check.pass(format!(
-                "{} is a boolean (v1beta1 contract)",
-                machine::READY.dotted()
-            ));
-        } else if ready {
+        if has_provisioned {
+            check.pass(format!("{provisioned} is a boolean"));
+        } else if has_ready && v1beta1 {
+            check.pass(format!("{ready} is a boolean (v1beta1 contract)"));
+        } else if has_ready {
             check.outcome(
                 outcome,
-                "the InfraMachine reports initialization through the deprecated status.ready (v1beta1 contract), not status.initialization.provisioned",
-                "add `Initialization` with `Provisioned *bool `json:\"provisioned,omitempty\"`` to the status",
+                format!("the InfraMachine reports initialization through the deprecated {ready} (v1beta1 contract), not {provisioned}"),
+                advice,
             );
         } else {
             check.fail(
-                "neither status.initialization.provisioned nor status.ready: the Machine controller waits for one of them on every Machine, so no MachinePool Machine ever becomes running",
-                "add `Initialization` with `Provisioned *bool `json:\"provisioned,omitempty\"`` to the status",
+                format!("neither {provisioned} nor {ready}: the Machine controller waits for one of them on every Machine, so no MachinePool Machine ever becomes running"),
+                advice,
             );
         }
     }
@@ -444,7 +456,10 @@ impl VersionCheck<'_> {
                     path.join("."),
                     other.map_or("missing".to_owned(), |t| format!("of type {t}"))
                 ),
-                "give the template spec.template.spec (the InfraMachinePool spec)",
+                format!(
+                    "give the template {} (the InfraMachinePool spec)",
+                    path.join(".")
+                ),
             ),
         }
     }

@@ -21,6 +21,7 @@ use std::marker::PhantomData;
 use capi_diagnostics::excerpt::Excerpt;
 use serde_json::{Map, Value};
 
+use crate::Contract;
 use crate::read_error::ReadError;
 
 /// A value type a contract field holds.
@@ -176,20 +177,118 @@ impl<T: FieldValue> Field<T> {
     }
 }
 
+/// A contract field whose path depends on the contract version, as upstream's
+/// `InfrastructureMachine().Provisioned(contractVersion)`: one row per contract that has the
+/// field, each row that contract's [`Field`]. A contract without a row does not have it.
+///
+/// Adding a contract version is one row in each field whose path it changes (fields whose
+/// path every contract shares are plain [`Field`]s).
+///
+/// ```
+/// use capi_contract::Contract;
+/// use capi_contract::fields::infra_machine_pool::PROVISIONED;
+/// assert_eq!(PROVISIONED.at(Contract::V1Beta2).unwrap().dotted(), "status.initialization.provisioned");
+/// assert_eq!(PROVISIONED.at(Contract::V1Beta1).unwrap().dotted(), "status.ready");
+/// // A v1beta2 core reads `status.ready` while `status.initialization.provisioned` is missing
+/// // (the temporary v1beta1 compatibility):
+/// let obj = serde_json::json!({"status": {"ready": true}});
+/// assert_eq!(PROVISIONED.get(&obj, Contract::V1Beta2), Ok(true));
+/// ```
+#[derive(Debug)]
+pub struct ContractField<T: 'static> {
+    rows: &'static [(Contract, Field<T>)],
+}
+
+impl<T> Clone for ContractField<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for ContractField<T> {}
+
+impl<T> ContractField<T> {
+    /// The field, `rows` giving its [`Field`] in each contract that has it.
+    #[must_use]
+    pub const fn new(rows: &'static [(Contract, Field<T>)]) -> Self {
+        Self { rows }
+    }
+
+    /// The field in `contract`, or `None` when that contract does not have it.
+    #[must_use]
+    pub const fn at(&self, contract: Contract) -> Option<&'static Field<T>> {
+        let rows = self.rows;
+        let mut i = 0;
+        while i < rows.len() {
+            if rows[i].0 as u8 == contract as u8 {
+                return Some(&rows[i].1);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// The field's path in `contract`, empty when that contract does not have it (for rule
+    /// tables, which are constants; a test checks that no rule names an empty path).
+    #[must_use]
+    pub const fn path_in(&self, contract: Contract) -> &'static [&'static str] {
+        match self.at(contract) {
+            Some(field) => field.path(),
+            None => &[],
+        }
+    }
+
+    /// Every contract that has the field, with its field there.
+    #[must_use]
+    pub const fn rows(&self) -> &'static [(Contract, Field<T>)] {
+        self.rows
+    }
+}
+
+impl<T: FieldValue> ContractField<T> {
+    /// The value a core at `contract` reads: the field at `contract`'s path, or, while that is
+    /// missing, at the path of each older contract the core still reads
+    /// ([`Contract::compatible`], upstream's temporary v1beta1 compatibility).
+    ///
+    /// # Errors
+    /// The error at `contract`'s own path ([`ReadError::Missing`] when no compatible path holds
+    /// a value either, [`ReadError::WrongType`] when the value there is of another type).
+    pub fn get(&self, object: &Value, contract: Contract) -> Result<T, ReadError> {
+        let mut first: Option<ReadError> = None;
+        for c in contract.compatible() {
+            let Some(field) = self.at(c) else { continue };
+            match field.get(object) {
+                Err(e) if e.is_missing() || first.is_some() => {
+                    first.get_or_insert(e);
+                }
+                other => return other,
+            }
+        }
+        Err(first.unwrap_or(ReadError::NotInContract { contract }))
+    }
+}
+
 /// The InfraMachinePool contract's fields.
 pub mod infra_machine_pool {
-    use super::Field;
+    use super::{ContractField, Field};
+    use crate::Contract::{V1Beta1, V1Beta2};
 
     /// `spec.providerID` (optional, informational: nobody in core Cluster API reads it).
     pub const PROVIDER_ID: Field<String> = Field::new(&["spec", "providerID"]);
     /// `spec.providerIDList`: the provider IDs of the pool's instances.
     pub const PROVIDER_ID_LIST: Field<Vec<String>> = Field::new(&["spec", "providerIDList"]);
-    /// `status.initialization.provisioned` (v1beta2 contract).
-    pub const PROVISIONED: Field<bool> = Field::new(&["status", "initialization", "provisioned"]);
-    /// `status.initialization`, the object holding [`PROVISIONED`].
-    pub const INITIALIZATION: Field<()> = Field::new(&["status", "initialization"]);
+    /// Initialization completed: `status.initialization.provisioned` (v1beta2 contract),
     /// `status.ready` (v1beta1 contract, read under the compatibility for v1beta2).
-    pub const READY: Field<bool> = Field::new(&["status", "ready"]);
+    pub const PROVISIONED: ContractField<bool> = ContractField::new(&[
+        (
+            V1Beta2,
+            Field::new(&["status", "initialization", "provisioned"]),
+        ),
+        (V1Beta1, Field::new(&["status", "ready"])),
+    ]);
+    /// `status.initialization`, the object holding [`PROVISIONED`] (v1beta2 contract).
+    pub const INITIALIZATION: ContractField<()> =
+        ContractField::new(&[(V1Beta2, Field::new(&["status", "initialization"]))]);
     /// `status.replicas`.
     pub const REPLICAS: Field<i32> = Field::new(&["status", "replicas"]);
     /// `status.conditions`.
@@ -199,22 +298,30 @@ pub mod infra_machine_pool {
         Field::new(&["status", "infrastructureMachineKind"]);
     /// `status.instances` (optional instance list).
     pub const INSTANCES: Field<()> = Field::new(&["status", "instances"]);
-    /// `status.failureReason` (v1beta1 terminal failure).
-    pub const FAILURE_REASON: Field<String> = Field::new(&["status", "failureReason"]);
-    /// `status.failureMessage` (v1beta1 terminal failure).
-    pub const FAILURE_MESSAGE: Field<String> = Field::new(&["status", "failureMessage"]);
+    /// `status.failureReason` (v1beta1 terminal failure; read under the compatibility).
+    pub const FAILURE_REASON: ContractField<String> =
+        ContractField::new(&[(V1Beta1, Field::new(&["status", "failureReason"]))]);
+    /// `status.failureMessage` (v1beta1 terminal failure; read under the compatibility).
+    pub const FAILURE_MESSAGE: ContractField<String> =
+        ContractField::new(&[(V1Beta1, Field::new(&["status", "failureMessage"]))]);
 }
 
 /// The InfraMachine (MachinePool Machine) contract's fields.
 pub mod infra_machine {
-    use super::Field;
+    use super::{ContractField, Field};
+    use crate::Contract::{V1Beta1, V1Beta2};
 
     /// `spec.providerID`.
     pub const PROVIDER_ID: Field<String> = Field::new(&["spec", "providerID"]);
-    /// `status.initialization.provisioned` (v1beta2 contract).
-    pub const PROVISIONED: Field<bool> = Field::new(&["status", "initialization", "provisioned"]);
-    /// `status.ready` (v1beta1 contract).
-    pub const READY: Field<bool> = Field::new(&["status", "ready"]);
+    /// Initialization completed: `status.initialization.provisioned` (v1beta2 contract),
+    /// `status.ready` (v1beta1 contract), as upstream's `Provisioned(contractVersion)`.
+    pub const PROVISIONED: ContractField<bool> = ContractField::new(&[
+        (
+            V1Beta2,
+            Field::new(&["status", "initialization", "provisioned"]),
+        ),
+        (V1Beta1, Field::new(&["status", "ready"])),
+    ]);
 }
 
 /// The InfraMachinePoolTemplate contract's fields.
@@ -230,18 +337,26 @@ mod tests {
     use serde_json::json;
 
     use super::infra_machine_pool::*;
+    use crate::Contract;
 
     #[test]
     fn get_tells_missing_from_wrong_type_and_set_round_trips() {
         let mut obj = json!({"status": {"replicas": "3", "ready": null}, "spec": 1});
-        assert!(READY.get(&obj).unwrap_err().is_missing());
+        assert!(
+            PROVISIONED
+                .get(&obj, Contract::V1Beta1)
+                .unwrap_err()
+                .is_missing()
+        );
         assert_eq!(
             REPLICAS.get(&obj).unwrap_err().to_string(),
             "status.replicas: expected int32, found \"3\""
         );
         assert!(PROVIDER_ID_LIST.get(&obj).unwrap_err().is_missing());
         PROVIDER_ID_LIST.set(&mut obj, vec!["a".into()]);
-        PROVISIONED.set(&mut obj, true);
+        if let Some(f) = PROVISIONED.at(Contract::V1Beta2) {
+            f.set(&mut obj, true);
+        }
         REPLICAS.set(&mut obj, i32::MAX);
         assert_eq!(
             obj,
@@ -255,6 +370,61 @@ mod tests {
         assert_eq!(
             PROVIDER_ID_LIST.get(&list).unwrap_err().to_string(),
             "spec.providerIDList: expected list of strings, found 1"
+        );
+    }
+
+    /// Upstream `internal/contract/infrastructure_machine.go` at ae7ff047 (`Provisioned`):
+    /// `status.ready` for contract v1beta1, `status.initialization.provisioned` otherwise; the
+    /// MachinePool controller (`reconcile_phases.go`) reads the v1beta1 field while the
+    /// v1beta2 one is missing. Expected values are written from those lines, not from `at`.
+    #[test]
+    fn provisioned_is_chosen_by_contract_and_falls_back_under_the_compatibility() {
+        for field in [PROVISIONED, super::infra_machine::PROVISIONED] {
+            for c in Contract::ALL {
+                let expected = match c {
+                    Contract::V1Beta1 => "status.ready",
+                    Contract::V1Beta2 => "status.initialization.provisioned",
+                };
+                assert_eq!(
+                    field.at(c).map(super::Field::dotted).as_deref(),
+                    Some(expected)
+                );
+            }
+        }
+        let ready = json!({"status": {"ready": true}});
+        assert_eq!(PROVISIONED.get(&ready, Contract::V1Beta2), Ok(true));
+        let both = json!({"status": {"ready": true, "initialization": {"provisioned": false}}});
+        assert_eq!(PROVISIONED.get(&both, Contract::V1Beta2), Ok(false));
+        assert_eq!(PROVISIONED.get(&both, Contract::V1Beta1), Ok(true));
+        // A v1beta1 core never reads the v1beta2 path.
+        let v2 = json!({"status": {"initialization": {"provisioned": true}}});
+        assert!(
+            PROVISIONED
+                .get(&v2, Contract::V1Beta1)
+                .unwrap_err()
+                .is_missing()
+        );
+        // The error names the contract's own path, also when the fallback is of another type.
+        let wrong_ready = json!({"status": {"ready": "yes"}});
+        assert_eq!(
+            PROVISIONED
+                .get(&wrong_ready, Contract::V1Beta2)
+                .unwrap_err()
+                .to_string(),
+            "status.initialization.provisioned is missing"
+        );
+        // Terminal failures exist in v1beta1 only and are read under the compatibility.
+        let failed = json!({"status": {"failureReason": "InsufficientCapacity"}});
+        assert_eq!(
+            FAILURE_REASON
+                .at(Contract::V1Beta2)
+                .map(super::Field::dotted),
+            None
+        );
+        assert_eq!(FAILURE_REASON.path_in(Contract::V1Beta2), [] as [&str; 0]);
+        assert_eq!(
+            FAILURE_REASON.get(&failed, Contract::V1Beta2).as_deref(),
+            Ok("InsufficientCapacity")
         );
     }
 }

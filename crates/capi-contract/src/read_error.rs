@@ -19,13 +19,21 @@ pub enum ReadError {
         /// What was found (JSON text, truncated).
         found: String,
     },
+    /// The contract (and every older contract it still reads) has no such field
+    /// ([`ContractField`](crate::fields::ContractField) without a row for it).
+    #[error("contract {contract} has no such field")]
+    NotInContract {
+        /// The contract read at.
+        contract: crate::Contract,
+    },
 }
 
 impl ReadError {
-    /// True for [`ReadError::Missing`].
+    /// True for [`ReadError::Missing`] and [`ReadError::NotInContract`]: the object holds no
+    /// value for the field (the contract's "missing means ..." defaults apply).
     #[must_use]
     pub fn is_missing(&self) -> bool {
-        matches!(self, Self::Missing { .. })
+        matches!(self, Self::Missing { .. } | Self::NotInContract { .. })
     }
 }
 
@@ -41,7 +49,7 @@ pub trait ReadResultExt<T> {
 impl<T> ReadResultExt<T> for Result<T, ReadError> {
     fn or_missing(self, default: T) -> Result<T, ReadError> {
         match self {
-            Err(ReadError::Missing { .. }) => Ok(default),
+            Err(e) if e.is_missing() => Ok(default),
             other => other,
         }
     }

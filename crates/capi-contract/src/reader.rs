@@ -45,13 +45,11 @@ impl<'a> InfraMachinePoolReader<'a> {
     }
 
     /// The field `status.initialization.provisioned` (v1beta2) or `status.ready` (v1beta1):
-    /// where the contract reports that initialization completed.
+    /// where the reader's contract reports that initialization completed
+    /// ([`PROVISIONED`](pool::PROVISIONED) at [`Self::contract`]; every contract has it).
     #[must_use]
-    pub fn provisioned_field(&self) -> &'static Field<bool> {
-        match self.contract {
-            Contract::V1Beta1 => &pool::READY,
-            Contract::V1Beta2 => &pool::PROVISIONED,
-        }
+    pub fn provisioned_field(&self) -> Option<&'static Field<bool>> {
+        pool::PROVISIONED.at(self.contract)
     }
 
     /// Initialization completed: `status.initialization.provisioned` (v1beta2; falling back to
@@ -61,13 +59,7 @@ impl<'a> InfraMachinePoolReader<'a> {
     /// # Errors
     /// Missing (treat as `false`, see [`ReadResultExt::or_missing`]) or not a boolean.
     pub fn provisioned(&self) -> Result<bool, ReadError> {
-        if self.contract == Contract::V1Beta1 {
-            return pool::READY.get(self.object);
-        }
-        match pool::PROVISIONED.get(self.object) {
-            Err(e) if e.is_missing() => pool::READY.get(self.object).map_err(|_| e),
-            other => other,
-        }
+        pool::PROVISIONED.get(self.object, self.contract)
     }
 
     /// `status.replicas` as int32.
@@ -99,7 +91,7 @@ impl<'a> InfraMachinePoolReader<'a> {
     /// # Errors
     /// Missing, or not a string.
     pub fn failure_reason(&self) -> Result<String, ReadError> {
-        pool::FAILURE_REASON.get(self.object)
+        pool::FAILURE_REASON.get(self.object, self.contract)
     }
 
     /// `status.failureMessage`.
@@ -107,7 +99,7 @@ impl<'a> InfraMachinePoolReader<'a> {
     /// # Errors
     /// Missing, or not a string.
     pub fn failure_message(&self) -> Result<String, ReadError> {
-        pool::FAILURE_MESSAGE.get(self.object)
+        pool::FAILURE_MESSAGE.get(self.object, self.contract)
     }
 }
 

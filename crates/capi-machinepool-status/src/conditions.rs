@@ -12,6 +12,7 @@
 //! The inputs ([`Inputs`]), the replica counters ([`replica_counters`]) and the version
 //! matching ([`runs_version`], [`version_tally`]) the conditions use are re-exported here.
 
+use capi_contract::fields::Field;
 use capi_contract::reader::{InfraMachinePoolReader, ReadResultExt};
 use capi_machinepool_api::v1beta2::MachinePool;
 use capi_machinepool_api::views::Machine;
@@ -153,7 +154,10 @@ pub fn infrastructure_ready(mp: &MachinePool, inputs: &Inputs<'_>) -> Condition 
                 t,
                 provisioned,
                 kind,
-                &reader.provisioned_field().dotted(),
+                &reader
+                    .provisioned_field()
+                    .map(Field::dotted)
+                    .unwrap_or_default(),
             )
         }
         External::ReadError => internal_error(t),
