@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use capi_contract::Contract;
+use capi_contract::fields::machine_pool;
 use capi_manifests::kustomize::Note;
 use capi_manifests::{Document, Source};
 use capi_versions::GroupVersion;
@@ -253,14 +254,17 @@ impl Checker {
         let name = object["metadata"]["name"].as_str().unwrap_or_default();
         let mut found = Vec::new();
         if kind == "MachinePool" {
-            let r = &object["spec"]["template"]["spec"]["infrastructureRef"];
+            let r = machine_pool::INFRASTRUCTURE_REF
+                .node(object)
+                .unwrap_or(&Value::Null);
             if let Some(k) = r["kind"].as_str() {
                 found.push((
                     group_of(r),
                     k.to_owned(),
                     Role::Pool,
                     format!(
-                        "named by MachinePool {name:?} in spec.template.spec.infrastructureRef"
+                        "named by MachinePool {name:?} in {}",
+                        machine_pool::INFRASTRUCTURE_REF.dotted()
                     ),
                 ));
             }
@@ -359,10 +363,10 @@ impl Checker {
         }
         let core_machine_pool = group == crate::input::CORE_GROUP && kind == "MachinePool";
         let skipped = match role {
-            ObjectRole::Other if core_machine_pool => Some(
-                "a MachinePool: read only for spec.template.spec.infrastructureRef (which kind is the InfraMachinePool)"
-                    .to_owned(),
-            ),
+            ObjectRole::Other if core_machine_pool => Some(format!(
+                "a MachinePool: read only for {} (which kind is the InfraMachinePool)",
+                machine_pool::INFRASTRUCTURE_REF.dotted()
+            )),
             ObjectRole::Pool => {
                 let (contract, assumed) = self.object_contract_and_assumption(object);
                 let meta = Meta::of(object, source_ref);
@@ -589,6 +593,7 @@ impl Checker {
             })
             .take(5)
             .map(|d| {
+                let list = capi_contract::fields::infra_machine_pool::PROVIDER_ID_LIST.dotted();
                 let labelled = d.input.crd["metadata"]["labels"]
                     .as_object()
                     .is_some_and(|l| l.keys().any(|k| crate::input::is_contract_label_key(k)));
@@ -598,16 +603,11 @@ impl Checker {
                     "no given MachinePool or ClusterClass names it as infrastructure".to_owned(),
                 );
                 match (labelled, ids) {
-                    (false, true) => why.push(
-                        "it has spec.providerIDList but no cluster.x-k8s.io/<contract> label"
-                            .to_owned(),
-                    ),
-                    (true, false) => {
-                        why.push("it has a contract label but no spec.providerIDList".to_owned())
-                    }
-                    (false, false) => {
-                        why.push("no contract label and no spec.providerIDList".to_owned())
-                    }
+                    (false, true) => why.push(format!(
+                        "it has {list} but no cluster.x-k8s.io/<contract> label"
+                    )),
+                    (true, false) => why.push(format!("it has a contract label but no {list}")),
+                    (false, false) => why.push(format!("no contract label and no {list}")),
                     (true, true) => {}
                 }
                 format!("{}.{} ({})", d.kind, d.group, why.join(", "))

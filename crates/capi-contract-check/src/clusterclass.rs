@@ -76,12 +76,17 @@ fn infrastructure_template(
     };
     match template_problem(crd) {
         None => check.pass(format!(
-            "{} is defined by {} (contract labels, spec.template.spec)",
-            r.kind, crd.name
+            "{} is defined by {} (contract labels, {})",
+            r.kind,
+            crd.name,
+            TEMPLATE_SPEC.dotted()
         )),
         Some(problem) => check.fail(
             format!("{} ({}): {problem}", r.kind, crd.name),
-            "label the template CRD for a contract and give it spec.template.spec",
+            format!(
+                "label the template CRD for a contract and give it {}",
+                TEMPLATE_SPEC.dotted()
+            ),
         ),
     }
 }
@@ -97,7 +102,7 @@ pub(crate) fn template_problem(crd: &CrdFacts) -> Option<String> {
         ));
     };
     let spec = TEMPLATE_SPEC.schema(&v.schema).and_then(type_of);
-    (spec != Some("object")).then(|| format!("{version} has no spec.template.spec object"))
+    (spec != Some("object")).then(|| format!("{version} has no {} object", TEMPLATE_SPEC.dotted()))
 }
 
 fn bootstrap_template(report: &mut Report, class: &ClassObject, pool: &PoolClass) {
@@ -184,7 +189,7 @@ pub(crate) fn template_schemas(report: &mut Report, catalog: &Catalog, contract:
             let Some(spec) = TEMPLATE_SPEC.schema(&version.schema) else {
                 continue;
             };
-            let path = yaml_path(&version.name, &["spec", "template", "spec"]);
+            let path = yaml_path(&version.name, TEMPLATE_SPEC.path());
             let check = report.check(
                 &rules::TEMPLATE_SCHEMA_COMPATIBLE,
                 &subject,
@@ -226,7 +231,7 @@ fn report_pruned(
         report
             .check(&rules::TEMPLATE_SCHEMA_COMPATIBLE, subject, contract, format!("{path}{}", schema_suffix(field)))
             .warn(
-                format!("spec.template.spec{field} has no counterpart in {pool_kind} spec: the API server silently prunes it from the pool the topology controller creates"),
+                format!("{}{field} has no counterpart in {pool_kind} spec: the API server silently prunes it from the pool the topology controller creates", TEMPLATE_SPEC.dotted()),
                 format!("add spec{field} to {pool_kind}, or remove it from the template"),
             );
     }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use capi_contract::Contract;
+use capi_contract::fields::infra_machine_pool::PROVISIONED;
 use capi_contract::naming::crd_name;
 use capi_contract::version::is_kube_like;
 use capi_diagnostics::excerpt::excerpt;
@@ -586,10 +587,14 @@ fn served_versions_unlabelled(
             .find(|v| v["name"] == *version)
             .map(|v| &v["schema"]["openAPIV3Schema"]);
         let (implements, how) = match schema.and_then(crate::catalog::schema_contract) {
-            Some(c) => (c, "its schema implements"),
+            Some(c) => (c, "its schema implements".to_owned()),
             None => (
                 Contract::CURRENT,
-                "assumed: its schema shows neither status.initialization.provisioned nor status.ready; the current contract",
+                format!(
+                    "assumed: its schema shows neither {} nor {}; the current contract",
+                    PROVISIONED.path_in(Contract::V1Beta2).join("."),
+                    PROVISIONED.path_in(Contract::V1Beta1).join(".")
+                ),
             ),
         };
         check.info(

@@ -31,7 +31,7 @@ pub static FEATURES: &[Feature] = &[
     Feature {
         name: "Who owns the instances",
         machine_deployment: "Cluster API: MachineSets and Machines, one InfraMachine each",
-        machine_pool: "The infrastructure provider's pool service (ASG, VMSS, MIG, node pool); Cluster API sees a list of provider IDs (`spec.providerIDList`)",
+        machine_pool: "The infrastructure provider's pool service (ASG, VMSS, MIG, node pool); Cluster API sees a list of provider IDs (the spec's `providerIDList`)",
         evidence: &[("api/core/v1beta2/machinepool_types.go", "ProviderIDList")],
     },
     Feature {
@@ -182,7 +182,7 @@ pub static FEATURES: &[Feature] = &[
     Feature {
         name: "Replica counters",
         machine_deployment: "`readyReplicas`, `availableReplicas`, `upToDateReplicas` summed from MachineSets",
-        machine_pool: "With MPM: Machines with Ready/Available/UpToDate True; without: ready = available = `status.replicas`, up-to-date = `spec.replicas`",
+        machine_pool: "With MPM: Machines with Ready/Available/UpToDate True; without: ready = available = the status's `replicas`, up-to-date = `spec.replicas`",
         evidence: &[(
             "core/reconcilers/machinepool/machinepool_controller_status.go",
             "UpToDateReplicas",

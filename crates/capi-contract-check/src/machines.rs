@@ -6,8 +6,13 @@
 //! label and the `cluster.x-k8s.io/pool-name` label holding `format.MustFormatValue` of the
 //! MachinePool's name; each becomes a Machine whose Node is found by `spec.providerID`.
 
-use capi_contract::fields::infra_machine_pool::INFRASTRUCTURE_MACHINE_KIND as MACHINE_KIND;
 use std::collections::BTreeMap;
+
+use capi_contract::Contract;
+use capi_contract::fields::infra_machine_pool::{
+    INFRASTRUCTURE_MACHINE_KIND as MACHINE_KIND, PROVIDER_ID_LIST,
+};
+use capi_contract::fields::{Field, infra_machine as machine};
 
 use capi_contract::reader::ReadError;
 use capi_diagnostics::excerpt::excerpt;
@@ -109,7 +114,7 @@ fn infra_machine_crd(report: &mut Report, catalog: &Catalog, pool: &PoolObject, 
                 MACHINE_KIND.dotted(),
                 excerpt(kind)
             ),
-            "set it to the InfraMachine kind (one object per replica, with spec.providerID), or leave it unset when the provider does not create InfraMachines",
+            format!("set it to the InfraMachine kind (one object per replica, with {}), or leave it unset when the provider does not create InfraMachines", machine::PROVIDER_ID.dotted()),
         );
         return;
     }
@@ -165,22 +170,23 @@ fn crd_problems(crd: &CrdFacts, kind: &str, version: &str) -> Vec<String> {
         problems.push("no cluster.x-k8s.io/<contract> label".to_owned());
     }
     if let Some(schema) = crd.version(version).map(|v| &v.schema) {
-        let props = |path: &[&str]| {
-            path.iter()
-                .fold(schema, |v, k| &v["properties"][*k])
-                .is_object()
-        };
-        if !props(capi_contract::fields::infra_machine::PROVIDER_ID.path()) {
-            problems.push(
-                "its schema has no spec.providerID (an InfraMachine names its instance there)"
-                    .to_owned(),
-            );
+        let declared = |node: Option<&serde_json::Value>| node.is_some_and(|n| n.is_object());
+        if !declared(machine::PROVIDER_ID.schema(schema)) {
+            problems.push(format!(
+                "its schema has no {} (an InfraMachine names its instance there)",
+                machine::PROVIDER_ID.dotted()
+            ));
         }
-        if !props(&["status", "initialization", "provisioned"]) && !props(&["status", "ready"]) {
-            problems.push(
-                "its schema has neither status.initialization.provisioned nor status.ready (the Machine controller waits for one of them on every Machine)"
-                    .to_owned(),
-            );
+        let [provisioned, ready] =
+            [Contract::V1Beta2, Contract::V1Beta1].map(|c| machine::PROVISIONED.at(c));
+        let in_schema = |f: Option<&Field<bool>>| declared(f.and_then(|f| f.schema(schema)));
+        if !in_schema(provisioned) && !in_schema(ready) {
+            let name = |f: Option<&Field<bool>>| f.map(Field::dotted).unwrap_or_default();
+            problems.push(format!(
+                "its schema has neither {} nor {} (the Machine controller waits for one of them on every Machine)",
+                name(provisioned),
+                name(ready)
+            ));
         }
     }
     problems
@@ -211,13 +217,14 @@ fn never_machines(report: &mut Report, pool: &PoolObject, inventory: &Inventory)
     };
     machine_kind_check(report, pool).fail(
             format!(
-                "{} owns {} {} object(s) (first: {}) but status.infrastructureMachineKind is not set: Cluster API will never create Machines for them (no drain, no MachineHealthCheck)",
+                "{} owns {} {} object(s) (first: {}) but {} is not set: Cluster API will never create Machines for them (no drain, no MachineHealthCheck)",
                 p.name,
                 owned.len(),
                 excerpt(&first.meta.kind),
-                excerpt(&first.meta.name)
+                excerpt(&first.meta.name),
+                MACHINE_KIND.dotted()
             ),
-            format!("set status.infrastructureMachineKind to {}", first.meta.kind),
+            format!("set {} to {}", MACHINE_KIND.dotted(), first.meta.kind),
         );
 }
 
@@ -325,24 +332,25 @@ fn provider_id(report: &mut Report, pool: &PoolObject, machine: &MachineObject) 
         &rules::MACHINE_POOL_MACHINE_PROVIDER_ID,
         &machine.meta.subject,
         machine.contract.unwrap_or(pool.contract),
-        capi_contract::fields::infra_machine::PROVIDER_ID.dotted(),
+        machine::PROVIDER_ID.dotted(),
     );
+    let (id_field, list) = (machine::PROVIDER_ID.dotted(), PROVIDER_ID_LIST.dotted());
     match machine.provider_id.as_deref().filter(|id| !id.is_empty()) {
         None => check.warn(
-            "spec.providerID is not set: the Machine is not matched to a Node",
-            "set spec.providerID to the instance's provider ID (the Node's spec.providerID)",
+            format!("{id_field} is not set: the Machine is not matched to a Node"),
+            format!("set {id_field} to the instance's provider ID (the one its Node reports)"),
         ),
         Some(id) if pool.provider_ids.iter().any(|p| p == id) => {
             check.pass(format!("{} is in the pool's providerIDList", excerpt(id)));
         }
         Some(id) => check.warn(
             format!(
-                "{} is not in {} {}'s spec.providerIDList",
+                "{} is not in {} {}'s {list}",
                 excerpt(id),
                 pool.meta.kind,
                 pool.meta.name
             ),
-            "list every instance of the pool in spec.providerIDList",
+            format!("list every instance of the pool in {list}"),
         ),
     }
 }

@@ -297,7 +297,7 @@ fn provider_id_fix(kind: &ProblemKind) -> &'static str {
     match kind {
         ProblemKind::Duplicate { .. } => "list every instance once",
         ProblemKind::NotAProviderId => {
-            "list the IDs exactly as the Nodes' spec.providerID (`<provider>://<id>`)"
+            "list the IDs exactly as the Nodes report theirs (`<provider>://<id>`)"
         }
         _ => "report one non-empty provider ID of at most 512 characters per instance",
     }

@@ -90,6 +90,27 @@ pub enum RuleField {
     Aspect(&'static str),
 }
 
+impl RuleField {
+    /// The contract fields, in order.
+    fn paths(&self) -> &[&'static [&'static str]] {
+        match self {
+            Self::Fields(paths) | Self::FieldsAnd(paths, _) => paths,
+            Self::Items(path) => std::slice::from_ref(path),
+            Self::Aspect(_) => &[],
+        }
+    }
+
+    /// `text` with `{0}`, `{1}`, ... replaced by the dotted paths of the fields.
+    fn fill(&self, text: &str) -> String {
+        self.paths()
+            .iter()
+            .enumerate()
+            .fold(text.to_owned(), |out, (i, path)| {
+                out.replace(&format!("{{{i}}}"), &path.join("."))
+            })
+    }
+}
+
 /// As its text (`spec.providerIDList`, `status.conditions[]`), as reports have always written it.
 impl Serialize for RuleField {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -116,12 +137,13 @@ impl fmt::Display for RuleField {
 }
 
 /// One contract rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rule {
     /// Stable identifier, reported with every finding.
     pub id: &'static str,
-    /// Short title.
+    /// Short title. Here and in `shape`, `read_by` and `when_absent`, `{0}`, `{1}` stand for
+    /// the rule's contract fields in order ([`Rule::field`]), so the text names each field by
+    /// its accessor's path; [`Rule::title`] and the other methods of the same name fill them in.
     pub title: &'static str,
     /// How binding it is.
     pub level: Level,
@@ -159,6 +181,55 @@ impl Rule {
     #[must_use]
     pub fn applies_to_contract(&self, contract: Contract) -> bool {
         self.contracts.contains(&contract)
+    }
+
+    /// The title, its fields filled in (`spec.providerIDList is a list of strings`).
+    ///
+    /// ```
+    /// use capi_contract_check::rules::PROVIDER_ID_LIST;
+    /// assert_eq!(PROVIDER_ID_LIST.title(), "spec.providerIDList is a list of strings");
+    /// ```
+    #[must_use]
+    pub fn title(&self) -> String {
+        self.field.fill(self.title)
+    }
+
+    /// The expected type or shape, its fields filled in.
+    #[must_use]
+    pub fn shape(&self) -> String {
+        self.field.fill(self.shape)
+    }
+
+    /// Who reads the field in core Cluster API, its fields filled in.
+    #[must_use]
+    pub fn read_by(&self) -> String {
+        self.field.fill(self.read_by)
+    }
+
+    /// What happens when the field is absent or wrong, its fields filled in.
+    #[must_use]
+    pub fn when_absent(&self) -> String {
+        self.field.fill(self.when_absent)
+    }
+}
+
+/// With its texts filled in ([`Rule::title`]); keys in camelCase.
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("Rule", 11)?;
+        s.serialize_field("id", self.id)?;
+        s.serialize_field("title", &self.title())?;
+        s.serialize_field("level", &self.level)?;
+        s.serialize_field("contracts", self.contracts)?;
+        s.serialize_field("appliesTo", &self.applies_to)?;
+        s.serialize_field("checkedOn", &self.checked_on)?;
+        s.serialize_field("anchor", self.anchor)?;
+        s.serialize_field("field", &self.field)?;
+        s.serialize_field("shape", &self.shape())?;
+        s.serialize_field("readBy", &self.read_by())?;
+        s.serialize_field("whenAbsent", &self.when_absent())?;
+        s.end()
     }
 }
 
@@ -346,7 +417,7 @@ pub static CATEGORIES: Rule = Rule {
 /// `provider-id-list`: spec.providerIDList is a list of strings.
 pub static PROVIDER_ID_LIST: Rule = Rule {
     id: "provider-id-list",
-    title: "spec.providerIDList is a list of strings",
+    title: "{0} is a list of strings",
     level: Level::Must,
     contracts: BOTH,
     applies_to: AppliesTo::InfraMachinePool,
@@ -354,14 +425,14 @@ pub static PROVIDER_ID_LIST: Rule = Rule {
     anchor: "inframachinepool-provideridlist",
     field: RuleField::Fields(&[pool::PROVIDER_ID_LIST.path()]),
     shape: "array of string",
-    read_by: "MachinePool controller (copied to MachinePool spec.providerIDList, Node matching and deletion)",
+    read_by: "MachinePool controller (copied to the MachinePool's {0}, Node matching and deletion)",
     when_absent: "the MachinePool never learns its instances; Nodes are not matched",
 };
 
 /// `provider-id-list-validation`: spec.providerIDList validation as in the contract example.
 pub static PROVIDER_ID_LIST_VALIDATION: Rule = Rule {
     id: "provider-id-list-validation",
-    title: "spec.providerIDList validation as in the contract example",
+    title: "{0} validation as in the contract example",
     level: Level::Should,
     contracts: BOTH,
     applies_to: AppliesTo::InfraMachinePool,
@@ -376,7 +447,7 @@ pub static PROVIDER_ID_LIST_VALIDATION: Rule = Rule {
 /// `provider-id-list-values`: providerIDList entries are valid.
 pub static PROVIDER_ID_LIST_VALUES: Rule = Rule {
     id: "provider-id-list-values",
-    title: "providerIDList entries are valid",
+    title: "{0} entries are valid",
     level: Level::Must,
     contracts: BOTH,
     applies_to: AppliesTo::Object,
@@ -391,7 +462,7 @@ pub static PROVIDER_ID_LIST_VALUES: Rule = Rule {
 /// `initialization-provisioned`: status.initialization.provisioned reports initialization completed.
 pub static INITIALIZATION_PROVISIONED: Rule = Rule {
     id: "initialization-provisioned",
-    title: "status.initialization.provisioned reports initialization completed",
+    title: "{0} reports initialization completed",
     level: Level::Must,
     contracts: V1BETA2_ONLY,
     applies_to: AppliesTo::InfraMachinePool,
@@ -400,13 +471,13 @@ pub static INITIALIZATION_PROVISIONED: Rule = Rule {
     field: RuleField::Fields(&[pool::PROVISIONED.path_in(Contract::V1Beta2)]),
     shape: "boolean (pointer)",
     read_by: "MachinePool controller (status.initialization.infrastructureProvisioned)",
-    when_absent: "the MachinePool never becomes provisioned (status.ready is read only under the temporary v1beta1 compatibility)",
+    when_absent: "the MachinePool never becomes provisioned (the v1beta1 field is read only under the temporary compatibility)",
 };
 
 /// `initialization-min-properties`: status.initialization has minProperties 1.
 pub static INITIALIZATION_MIN_PROPERTIES: Rule = Rule {
     id: "initialization-min-properties",
-    title: "status.initialization has minProperties 1",
+    title: "{0} has minProperties 1",
     level: Level::Should,
     contracts: V1BETA2_ONLY,
     applies_to: AppliesTo::InfraMachinePool,
@@ -421,7 +492,7 @@ pub static INITIALIZATION_MIN_PROPERTIES: Rule = Rule {
 /// `ready`: status.ready reports initialization completed (v1beta1 contract).
 pub static READY: Rule = Rule {
     id: "ready",
-    title: "status.ready reports initialization completed (v1beta1 contract)",
+    title: "{0} reports initialization completed (v1beta1 contract)",
     level: Level::Must,
     contracts: V1BETA1_ONLY,
     applies_to: AppliesTo::InfraMachinePool,
@@ -436,7 +507,7 @@ pub static READY: Rule = Rule {
 /// `replicas`: status.replicas reports the observed number of instances.
 pub static REPLICAS: Rule = Rule {
     id: "replicas",
-    title: "status.replicas reports the observed number of instances",
+    title: "{0} reports the observed number of instances",
     level: Level::Must,
     contracts: BOTH,
     applies_to: AppliesTo::InfraMachinePool,
@@ -444,14 +515,14 @@ pub static REPLICAS: Rule = Rule {
     anchor: "inframachinepool-replicas",
     field: RuleField::Fields(&[pool::REPLICAS.path()]),
     shape: "integer (int32)",
-    read_by: "MachinePool controller (copied to MachinePool status.replicas)",
-    when_absent: "MachinePool status.replicas is never updated",
+    read_by: "MachinePool controller (copied to the MachinePool's {0})",
+    when_absent: "the MachinePool's {0} is never updated",
 };
 
 /// `replicas-values`: status.replicas is an int32 >= 0.
 pub static REPLICAS_VALUES: Rule = Rule {
     id: "replicas-values",
-    title: "status.replicas is an int32 >= 0",
+    title: "{0} is an int32 >= 0",
     level: Level::Must,
     contracts: BOTH,
     applies_to: AppliesTo::Object,
@@ -466,7 +537,7 @@ pub static REPLICAS_VALUES: Rule = Rule {
 /// `conditions`: status.conditions follows the contract's condition shape.
 pub static CONDITIONS: Rule = Rule {
     id: "conditions",
-    title: "status.conditions follows the contract's condition shape",
+    title: "{0} follows the contract's condition shape",
     level: Level::Should,
     contracts: BOTH,
     applies_to: AppliesTo::InfraMachinePool,
@@ -496,7 +567,7 @@ pub static CONDITIONS_VALUES: Rule = Rule {
 /// `terminal-failures`: status.failureReason / failureMessage are strings.
 pub static TERMINAL_FAILURES: Rule = Rule {
     id: "terminal-failures",
-    title: "status.failureReason / failureMessage are strings",
+    title: "{0} / {1} are strings",
     level: Level::May,
     contracts: BOTH,
     applies_to: AppliesTo::InfraMachinePool,
@@ -514,7 +585,7 @@ pub static TERMINAL_FAILURES: Rule = Rule {
 /// `instances`: status.instances is a list.
 pub static INSTANCES: Rule = Rule {
     id: "instances",
-    title: "status.instances is a list",
+    title: "{0} is a list",
     level: Level::May,
     contracts: BOTH,
     applies_to: AppliesTo::InfraMachinePool,
@@ -529,7 +600,7 @@ pub static INSTANCES: Rule = Rule {
 /// `machine-pool-machines`: status.infrastructureMachineKind names the InfraMachine kind.
 pub static MACHINE_POOL_MACHINES: Rule = Rule {
     id: "machine-pool-machines",
-    title: "status.infrastructureMachineKind names the InfraMachine kind",
+    title: "{0} names the InfraMachine kind",
     level: Level::May,
     contracts: BOTH,
     applies_to: AppliesTo::InfraMachinePool,
@@ -544,7 +615,7 @@ pub static MACHINE_POOL_MACHINES: Rule = Rule {
 /// `provider-id`: spec.providerID is a string.
 pub static PROVIDER_ID: Rule = Rule {
     id: "provider-id",
-    title: "spec.providerID is a string",
+    title: "{0} is a string",
     level: Level::May,
     contracts: BOTH,
     applies_to: AppliesTo::InfraMachinePool,
@@ -559,7 +630,7 @@ pub static PROVIDER_ID: Rule = Rule {
 /// `replicas-consistency`: status.replicas matches the number of providerIDList entries.
 pub static REPLICAS_CONSISTENCY: Rule = Rule {
     id: "replicas-consistency",
-    title: "status.replicas matches the number of providerIDList entries",
+    title: "{0} matches the number of {1} entries",
     level: Level::Should,
     contracts: BOTH,
     applies_to: AppliesTo::Object,
@@ -596,7 +667,7 @@ pub static TEMPLATE_RESOURCE: Rule = Rule {
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
     field: RuleField::Aspect("CRD `<Kind>Template`"),
-    shape: "namespaced CRD with spec.template.spec",
+    shape: "a namespaced CRD whose versions pass `template-spec`",
     read_by: "topology controller (ClusterClass)",
     when_absent: "the InfraMachinePool cannot be used in a ClusterClass",
 };
@@ -604,7 +675,7 @@ pub static TEMPLATE_RESOURCE: Rule = Rule {
 /// `template-spec`: The template has spec.template.spec.
 pub static TEMPLATE_SPEC: Rule = Rule {
     id: "template-spec",
-    title: "The template has spec.template.spec",
+    title: "The template has {0}",
     level: Level::Must,
     contracts: BOTH,
     applies_to: AppliesTo::InfraMachinePoolTemplate,
@@ -679,14 +750,14 @@ pub static DEPRECATED_CONTRACT: Rule = Rule {
 /// `provider-id-format`: providerIDList entries look like provider IDs.
 pub static PROVIDER_ID_FORMAT: Rule = Rule {
     id: "provider-id-format",
-    title: "providerIDList entries look like provider IDs",
+    title: "{0} entries look like provider IDs",
     level: Level::Should,
     contracts: BOTH,
     applies_to: AppliesTo::Object,
     checked_on: CheckedOn::Object,
     anchor: "inframachinepool-provideridlist",
     field: RuleField::Items(pool::PROVIDER_ID_LIST.path()),
-    shape: "`<provider>://<id>`, as the Nodes' spec.providerID",
+    shape: "`<provider>://<id>`, exactly as the Node's provider ID",
     read_by: "MachinePool controller (Node matching by exact provider ID)",
     when_absent: "Nodes are not matched to the pool",
 };
@@ -751,7 +822,7 @@ pub static MACHINE_POOL_MACHINE_CRD: Rule = Rule {
     checked_on: CheckedOn::Set,
     anchor: "machinepoolmachines-support",
     field: RuleField::FieldsAnd(&[pool::INFRASTRUCTURE_MACHINE_KIND.path()], "CRD `<Kind>`"),
-    shape: "namespaced CRD of that kind in the pool's group, serving the pool's version, listKind `<Kind>List`, contract labels, spec.providerID string",
+    shape: "namespaced CRD of that kind in the pool's group, serving the pool's version, listKind `<Kind>List`, contract labels, a string provider ID (`machine-pool-machine-provider-id`)",
     read_by: "MachinePool controller (`reconcileMachines` lists `<Kind>List` at the pool's apiVersion)",
     when_absent: "listing InfraMachines fails and no MachinePool Machine is created",
 };
@@ -793,14 +864,14 @@ pub static MACHINE_POOL_MACHINE_OWNER: Rule = Rule {
 /// providerIDList.
 pub static MACHINE_POOL_MACHINE_PROVIDER_ID: Rule = Rule {
     id: "machine-pool-machine-provider-id",
-    title: "An InfraMachine's spec.providerID is listed in its pool's spec.providerIDList",
+    title: "An InfraMachine's {0} is listed in its pool's {1}",
     level: Level::Should,
     contracts: BOTH,
     applies_to: AppliesTo::InfraMachine,
     checked_on: CheckedOn::Set,
     anchor: "machinepoolmachines-support",
-    field: RuleField::Fields(&[machine::PROVIDER_ID.path()]),
-    shape: "non-empty string, an entry of the pool's spec.providerIDList",
+    field: RuleField::Fields(&[machine::PROVIDER_ID.path(), pool::PROVIDER_ID_LIST.path()]),
+    shape: "non-empty string, an entry of the pool's {1}",
     read_by: "MachinePool controller (`createOrUpdateMachines` matches the Node by it)",
     when_absent: "the Machine gets no Node and no Kubernetes version",
 };
@@ -808,7 +879,7 @@ pub static MACHINE_POOL_MACHINE_PROVIDER_ID: Rule = Rule {
 /// `template-schema-compatible`: the template's `spec.template.spec` fits the pool's `spec`.
 pub static TEMPLATE_SCHEMA_COMPATIBLE: Rule = Rule {
     id: "template-schema-compatible",
-    title: "Every field of the template's spec.template.spec exists in the InfraMachinePool's spec",
+    title: "Every field of the template's {0} exists in the InfraMachinePool's spec",
     level: Level::Should,
     contracts: BOTH,
     applies_to: AppliesTo::InfraMachinePoolTemplate,
@@ -816,7 +887,7 @@ pub static TEMPLATE_SCHEMA_COMPATIBLE: Rule = Rule {
     anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
     field: RuleField::Fields(&[template::TEMPLATE_SPEC.path()]),
     shape: "properties a subset of the InfraMachinePool spec's, at the same version",
-    read_by: "topology controller (copies spec.template.spec into the InfraMachinePool's spec)",
+    read_by: "topology controller (copies {0} into the InfraMachinePool's spec)",
     when_absent: "the API server silently prunes the field: what the ClusterClass sets never reaches the pool",
 };
 
@@ -831,7 +902,7 @@ pub static CLUSTERCLASS_INFRASTRUCTURE_TEMPLATE: Rule = Rule {
     checked_on: CheckedOn::Set,
     anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
     field: RuleField::Aspect("spec.workers.machinePools[].infrastructure.templateRef"),
-    shape: "apiVersion/kind of a template CRD with contract labels and spec.template.spec",
+    shape: "apiVersion/kind of a template CRD with contract labels that passes `template-spec`",
     read_by: "topology controller (ClusterClass reconciler resolves and clones the template)",
     when_absent: "the ClusterClass never becomes ready and no MachinePool is created",
 };
@@ -879,7 +950,7 @@ pub static INFRA_MACHINE_POOL_CRD: Rule = Rule {
     checked_on: CheckedOn::Inputs,
     anchor: "inframachinepool-inframachinepoollist-resource-definition",
     field: RuleField::Aspect("CRD `<Kind>MachinePool`"),
-    shape: "an `apiextensions.k8s.io/v1` CRD outside group `cluster.x-k8s.io`: a kind ending in `MachinePool`, or one named by a given MachinePool or ClusterClass, or contract-labelled with `spec.providerIDList`",
+    shape: "an `apiextensions.k8s.io/v1` CRD outside group `cluster.x-k8s.io`: a kind ending in `MachinePool`, or one named by a given MachinePool or ClusterClass, or contract-labelled with a provider ID list (`provider-id-list`)",
     read_by: "this checker: every other CRD rule is checked on it",
     when_absent: "nothing is checked (a misspelled kind, a missing file, a wrong group): the check fails",
 };
@@ -1028,5 +1099,27 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Every placeholder of a rule's texts names one of its fields.
+    #[test]
+    fn every_placeholder_is_filled() {
+        for r in RULES {
+            for text in [r.title(), r.shape(), r.read_by(), r.when_absent()] {
+                assert!(
+                    !text.contains("{0}") && !text.contains("{1}") && !text.contains("{2}"),
+                    "{}: {text}",
+                    r.id
+                );
+            }
+        }
+        assert_eq!(
+            REPLICAS_CONSISTENCY.title(),
+            "status.replicas matches the number of spec.providerIDList entries"
+        );
+        assert_eq!(
+            TERMINAL_FAILURES.title(),
+            "status.failureReason / status.failureMessage are strings"
+        );
     }
 }

@@ -245,14 +245,14 @@ impl VersionCheck<'_> {
             // The contract's example is `Replicas int32 `json:"replicas"`` (infra-machinepool.md,
             // "InfraMachinePool: replicas"): a number, never null; a null is read as no count.
             Some(n) if type_of(n) == Some("integer") && n["nullable"] == true => check.warn(
-                "status.replicas is nullable: the API server accepts null where the contract's `Replicas int32` is a number the MachinePool controller copies",
+                format!("{} is nullable: the API server accepts null where the contract's `Replicas int32` is a number the MachinePool controller copies", f.join(".")),
                 "drop `nullable: true` (a pointer field with +nullable); declare `Replicas int32 `json:\"replicas\"``",
             ),
             Some(n) if type_of(n) == Some("integer") => match string(n, "format") {
                 None | Some("int32") => check.pass("integer (int32)"),
                 Some(other) => check.warn(
                     format!("format is {other:?}; the value is copied into an int32"),
-                    "declare status.replicas as int32",
+                    format!("declare {} as int32", f.join(".")),
                 ),
             },
             other => check.fail(
@@ -266,7 +266,7 @@ impl VersionCheck<'_> {
         let f = pool::CONDITIONS.path();
         let Some(node) = field(self.schema, f) else {
             self.check(&rules::CONDITIONS, f).warn(
-                "no status.conditions",
+                format!("no {}", f.join(".")),
                 "add `Conditions []metav1.Condition` with a Ready condition",
             );
             return;
@@ -281,7 +281,7 @@ impl VersionCheck<'_> {
         if type_of(node) != Some("array") || !string_property("type") || !string_property("status")
         {
             self.check(&rules::CONDITIONS, f).warn(
-                "status.conditions is not a list of {type, status} objects",
+                format!("{} is not a list of {{type, status}} objects", f.join(".")),
                 "use []metav1.Condition",
             );
             return;

@@ -42,9 +42,9 @@ fn table() -> String {
                 .join(", "),
             subject,
             r.field.to_string().replace('|', "\\|"),
-            r.shape.replace('|', "\\|"),
-            r.read_by,
-            r.when_absent,
+            r.shape().replace('|', "\\|"),
+            r.read_by(),
+            r.when_absent(),
             check
         ));
     }

@@ -304,6 +304,21 @@ pub mod infra_machine_pool {
     /// `status.failureMessage` (v1beta1 terminal failure; read under the compatibility).
     pub const FAILURE_MESSAGE: ContractField<String> =
         ContractField::new(&[(V1Beta1, Field::new(&["status", "failureMessage"]))]);
+
+    /// Every path above, in every contract: the InfraMachinePool contract's fields.
+    pub const PATHS: &[&[&str]] = &[
+        PROVIDER_ID.path(),
+        PROVIDER_ID_LIST.path(),
+        PROVISIONED.path_in(V1Beta2),
+        PROVISIONED.path_in(V1Beta1),
+        INITIALIZATION.path_in(V1Beta2),
+        REPLICAS.path(),
+        CONDITIONS.path(),
+        INFRASTRUCTURE_MACHINE_KIND.path(),
+        INSTANCES.path(),
+        FAILURE_REASON.path_in(V1Beta1),
+        FAILURE_MESSAGE.path_in(V1Beta1),
+    ];
 }
 
 /// The InfraMachine (MachinePool Machine) contract's fields.
@@ -322,6 +337,13 @@ pub mod infra_machine {
         ),
         (V1Beta1, Field::new(&["status", "ready"])),
     ]);
+
+    /// Every path above, in every contract.
+    pub const PATHS: &[&[&str]] = &[
+        PROVIDER_ID.path(),
+        PROVISIONED.path_in(V1Beta2),
+        PROVISIONED.path_in(V1Beta1),
+    ];
 }
 
 /// The InfraMachinePoolTemplate contract's fields.
@@ -330,6 +352,33 @@ pub mod infra_machine_pool_template {
 
     /// `spec.template.spec`: what the topology controller copies into each InfraMachinePool.
     pub const TEMPLATE_SPEC: Field<()> = Field::new(&["spec", "template", "spec"]);
+
+    /// Every path above.
+    pub const PATHS: &[&[&str]] = &[TEMPLATE_SPEC.path()];
+}
+
+/// Core MachinePool fields that are read or named where a MachinePool is handled as an
+/// unstructured object (among provider objects, before it is decoded into
+/// `capi_machinepool_api`'s types), and that share their paths with contract fields: the
+/// pool's copies of [`infra_machine_pool::PROVIDER_ID_LIST`] and
+/// [`infra_machine_pool::REPLICAS`], and the reference that names the InfraMachinePool.
+pub mod machine_pool {
+    use super::Field;
+
+    /// `spec.providerIDList`: the MachinePool's copy of the InfraMachinePool's list.
+    pub const PROVIDER_ID_LIST: Field<Vec<String>> = super::infra_machine_pool::PROVIDER_ID_LIST;
+    /// `status.replicas`: the MachinePool's copy of the InfraMachinePool's count.
+    pub const REPLICAS: Field<i32> = super::infra_machine_pool::REPLICAS;
+    /// `spec.template.spec.infrastructureRef`: which InfraMachinePool the pool uses.
+    pub const INFRASTRUCTURE_REF: Field<()> =
+        Field::new(&["spec", "template", "spec", "infrastructureRef"]);
+
+    /// Every path above.
+    pub const PATHS: &[&[&str]] = &[
+        PROVIDER_ID_LIST.path(),
+        REPLICAS.path(),
+        INFRASTRUCTURE_REF.path(),
+    ];
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ fn kubectl_nodes_against_the_pool() {
             "2 Nodes are in no given pool's providerIDList (control-plane Nodes, pools not given): not an error, upstream only looks up listed IDs",
             "  INFO  1 of them look like a given pool's (same provider ID prefix): not listed yet, or a pool not given",
             "    Node ip-10-0-1-12.ec2.internal aws://us-east-1a/i-0a1b2c3d4e5f60002 (like default/worker-mp-0), still tainted node.cluster.x-k8s.io/uninitialized: no listed ID, so nothing removes it",
-            "  WARN  Node ip-10-0-3-15.ec2.internal has no spec.providerID: upstream skips it until the cloud controller manager sets one",
+            "  WARN  Node ip-10-0-3-15.ec2.internal has no provider ID yet: upstream skips it until the cloud controller manager sets one",
         ]
     );
 }

@@ -172,12 +172,12 @@ pub enum Counter {
 impl Counter {
     /// The status field.
     #[must_use]
-    pub const fn field(self) -> &'static str {
+    pub fn field(self) -> String {
         match self {
-            Self::Replicas => "status.replicas",
-            Self::UpToDate => "status.upToDateReplicas",
-            Self::Ready => "status.readyReplicas",
-            Self::Available => "status.availableReplicas",
+            Self::Replicas => capi_contract::fields::machine_pool::REPLICAS.dotted(),
+            Self::UpToDate => "status.upToDateReplicas".to_owned(),
+            Self::Ready => "status.readyReplicas".to_owned(),
+            Self::Available => "status.availableReplicas".to_owned(),
         }
     }
 }

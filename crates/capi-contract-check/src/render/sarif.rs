@@ -55,10 +55,10 @@ pub fn sarif(report: &Report) -> String {
             rules.push(json!({
                 "id": f.rule.id,
                 "name": f.rule.id,
-                "shortDescription": {"text": f.rule.title},
-                "fullDescription": {"text": format!("{} ({}): {}", f.rule.title, f.rule.level, f.rule.when_absent)},
+                "shortDescription": {"text": f.rule.title()},
+                "fullDescription": {"text": format!("{} ({}): {}", f.rule.title(), f.rule.level, f.rule.when_absent())},
                 "helpUri": f.url,
-                "help": {"text": format!("{}: {}", f.rule.field, f.rule.shape)},
+                "help": {"text": format!("{}: {}", f.rule.field, f.rule.shape())},
                 "properties": {"contractLevel": f.rule.level.to_string()},
             }));
         }

@@ -13,6 +13,7 @@ use capi_manifests::load::StreamDocument;
 use std::process::ExitCode;
 
 use capi_contract::fields::infra_machine_pool::{PROVIDER_ID_LIST, REPLICAS};
+use capi_contract::fields::machine_pool::INFRASTRUCTURE_REF;
 use capi_contract::provider_ids::{
     ClusterNodeReport, Difference, NodeReport, OwnedList, Ownership, UNINITIALIZED_TAINT,
     joining_allowance, match_pools, nodes_from_value, ownership,
@@ -212,7 +213,7 @@ fn pool(value: &Value, source: String) -> Result<Option<Pool>, Failure> {
         .and_then(|refs| refs.iter().find(|r| r["kind"] == "MachinePool"))
         .and_then(|r| r["name"].as_str())
         .map(qualified);
-    let infra = &value["spec"]["template"]["spec"]["infrastructureRef"];
+    let infra = INFRASTRUCTURE_REF.node(value).unwrap_or(&Value::Null);
     let infra_ref = match (
         is_machine_pool,
         infra["kind"].as_str(),
@@ -272,8 +273,9 @@ fn read_pools(path: &Path) -> Result<Vec<Pool>, Failure> {
     })?;
     if pools.is_empty() {
         return Err(format!(
-            "{}: no object with spec.providerIDList (a MachinePool or an InfraMachinePool)",
-            path.display()
+            "{}: no object with {} (a MachinePool or an InfraMachinePool)",
+            path.display(),
+            PROVIDER_ID_LIST.dotted()
         )
         .into());
     }
@@ -420,8 +422,11 @@ fn render_upstream(out: &mut String, p: &Pool, r: &NodeReport) {
         .map_or_else(|| "unset".to_owned(), |n| n.to_string());
     let _ = writeln!(
         out,
-        "  upstream: {} Node references to {} distinct Nodes, {} ready replicas (status.replicas {replicas})",
-        u.node_refs, u.distinct_nodes, u.ready_replicas
+        "  upstream: {} Node references to {} distinct Nodes, {} ready replicas ({} {replicas})",
+        u.node_refs,
+        u.distinct_nodes,
+        u.ready_replicas,
+        REPLICAS.dotted()
     );
     if u.overcounts_ready(p.replicas) {
         let _ = writeln!(
@@ -477,7 +482,7 @@ fn render_cluster(out: &mut String, pools: &[Pool], c: &ClusterNodeReport) {
     for n in &c.nodes_without_provider_id {
         let _ = writeln!(
             out,
-            "  WARN  Node {n} has no spec.providerID: upstream skips it until the cloud controller manager sets one"
+            "  WARN  Node {n} has no provider ID yet: upstream skips it until the cloud controller manager sets one"
         );
     }
 }
