@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use capi_contract::Contract;
-use capi_contract::labels::{contract_labels, crd_labels};
 use serde_json::Value;
 
 use crate::input::{CrdInput, NotChecked, Role, classify};
@@ -37,16 +36,6 @@ pub(crate) struct CrdFacts {
     pub(crate) annotations: BTreeMap<String, String>,
 }
 
-fn string_map(v: &Value) -> BTreeMap<String, String> {
-    v.as_object()
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 impl CrdFacts {
     /// Reads `input` once: its facts (with the subject its findings are reported on) and
     /// its classification, which says why it is not checked when it is not.
@@ -57,39 +46,33 @@ impl CrdFacts {
     }
 
     fn of(input: &CrdInput, subject: Arc<Subject>, role: Option<Role>) -> Self {
-        let crd = &input.crd;
-        let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
-        let versions = crd["spec"]["versions"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
+        let crd = input.view();
+        let text = |v: Option<&str>| v.unwrap_or_default().to_owned();
+        let versions = crd
+            .versions()
             .map(|v| VersionFacts {
-                name: text(&v["name"]),
-                served: v["served"].as_bool().unwrap_or(false),
-                schema: v["schema"]["openAPIV3Schema"].clone(),
+                name: text(v.name()),
+                served: v.served(),
+                schema: v.schema().clone(),
             })
             .collect();
         Self {
             subject,
-            name: text(&crd["metadata"]["name"]),
-            group: text(&crd["spec"]["group"]),
-            kind: text(&crd["spec"]["names"]["kind"]),
-            list_kind: crd["spec"]["names"]["listKind"].as_str().map(str::to_owned),
-            namespaced: crd["spec"]["scope"] == "Namespaced",
+            name: text(crd.name()),
+            group: text(crd.group()),
+            kind: text(crd.kind()),
+            list_kind: crd.list_kind().map(str::to_owned),
+            namespaced: crd.namespaced(),
             versions,
-            labels: contract_labels(&crd_labels(crd)),
+            labels: crd.contract_labels(),
             role,
-            annotations: string_map(&crd["metadata"]["annotations"]),
+            annotations: crd.annotations(),
         }
     }
 
     /// A subject for a CRD given as a value with no subject of its own.
     fn subject_of(input: &CrdInput) -> Arc<Subject> {
-        let name = input.crd["metadata"]["name"]
-            .as_str()
-            .unwrap_or("<unnamed>")
-            .to_owned();
+        let name = input.view().name().unwrap_or("<unnamed>").to_owned();
         Arc::new(Subject::new(
             Target::Crd { name },
             input.source.as_ref().map(Into::into),

@@ -122,21 +122,20 @@ impl Checker {
         let role = match classified {
             Ok(role) => role,
             Err(reason) => {
-                if input.crd["kind"] == "CustomResourceDefinition" {
+                let view = input.view();
+                if view.is_crd() {
                     self.catalog.add(facts);
                 }
                 let skipped = Skipped::Crd {
                     reason: reason.clone(),
                     source: input.source.as_ref().map(ToString::to_string),
                 };
-                let kind = input.crd["spec"]["names"]["kind"]
-                    .as_str()
-                    .unwrap_or_default();
+                let kind = view.kind().unwrap_or_default();
                 if kind.to_ascii_lowercase().contains("machinepool") {
                     self.pool_like.push(skipped.to_string());
                 }
                 if let crate::input::NotChecked::OtherKind { .. } = reason {
-                    let group = input.crd["spec"]["group"].as_str().unwrap_or_default();
+                    let group = view.group().unwrap_or_default();
                     self.deferred.push(Deferred {
                         input: input.clone(),
                         group: group.to_owned(),
@@ -588,16 +587,14 @@ impl Checker {
         self.deferred
             .iter()
             .filter(|d| {
-                crate::input::has_provider_id_list(&d.input.crd)
+                crate::input::has_provider_id_list(d.input.view())
                     || d.kind.to_ascii_lowercase().contains("pool")
             })
             .take(5)
             .map(|d| {
                 let list = capi_contract::fields::infra_machine_pool::PROVIDER_ID_LIST.dotted();
-                let labelled = d.input.crd["metadata"]["labels"]
-                    .as_object()
-                    .is_some_and(|l| l.keys().any(|k| crate::input::is_contract_label_key(k)));
-                let ids = crate::input::has_provider_id_list(&d.input.crd);
+                let labelled = crate::input::has_contract_label(d.input.view());
+                let ids = crate::input::has_provider_id_list(d.input.view());
                 let mut why = vec![format!("kind {} does not end in MachinePool", d.kind)];
                 why.push(
                     "no given MachinePool or ClusterClass names it as infrastructure".to_owned(),

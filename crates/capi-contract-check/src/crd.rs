@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use capi_contract::Contract;
+use capi_contract::crd::CrdView;
 use capi_contract::fields::infra_machine_pool::PROVISIONED;
 use capi_contract::naming::crd_name;
 use capi_contract::version::is_kube_like;
 use capi_diagnostics::excerpt::excerpt;
-use serde_json::Value;
 
 use crate::api_server::CrdJudge;
 use crate::catalog::CrdFacts;
@@ -26,20 +26,13 @@ pub(crate) struct Names<'a> {
 }
 
 impl<'a> Names<'a> {
-    pub(crate) fn of(crd: &'a Value) -> Self {
+    pub(crate) fn of(crd: CrdView<'a>) -> Self {
         Self {
-            name: crd["metadata"]["name"].as_str().unwrap_or("<unnamed>"),
-            kind: crd["spec"]["names"]["kind"].as_str().unwrap_or_default(),
-            group: crd["spec"]["group"].as_str().unwrap_or_default(),
+            name: crd.name().unwrap_or("<unnamed>"),
+            kind: crd.kind().unwrap_or_default(),
+            group: crd.group().unwrap_or_default(),
         }
     }
-}
-
-fn versions_of(crd: &Value) -> &[Value] {
-    crd["spec"]["versions"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
 }
 
 /// Runs every CRD-level rule and the schema rules of each labelled version.
@@ -51,14 +44,14 @@ pub(crate) fn check_crd(
     facts: &CrdFacts,
     role: Role,
 ) {
-    let crd = &input.crd;
+    let crd = input.view();
     let names = Names::of(crd);
     let subject = &facts.subject;
     let contract = opts.only_contract.unwrap_or(Contract::CURRENT);
-    crate::crd_validity::check_crd_valid(report, subject, contract, crd, judge);
+    crate::crd_validity::check_crd_valid(report, subject, contract, &input.crd, judge);
     check_names(report, subject, contract, crd, &names);
-    for v in versions_of(crd) {
-        let vname = v["name"].as_str().unwrap_or_default();
+    for v in crd.versions() {
+        let vname = v.name().unwrap_or_default();
         let path = format!("spec.versions[{vname}].name");
         let check = report.check(&rules::VERSION_POLICY, subject, contract, path);
         if is_kube_like(vname) {
@@ -72,10 +65,7 @@ pub(crate) fn check_crd(
     }
     let mapped = check_labels(report, opts, subject, input, facts);
     for (label_contract, version) in mapped {
-        let Some(v) = versions_of(crd)
-            .iter()
-            .find(|v| v["name"] == version.as_str())
-        else {
+        let Some(v) = crd.version(&version) else {
             continue;
         };
         let version_subject = Arc::new(subject.with_target(Target::CrdVersion {
@@ -99,7 +89,7 @@ fn check_names(
     report: &mut Report,
     subject: &Arc<Subject>,
     contract: Contract,
-    crd: &Value,
+    crd: CrdView<'_>,
     names: &Names<'_>,
 ) {
     let mut c = NameCheck {
@@ -120,7 +110,7 @@ struct NameCheck<'r, 'a> {
     report: &'r mut Report,
     subject: &'a Arc<Subject>,
     contract: Contract,
-    crd: &'a Value,
+    crd: CrdView<'a>,
     names: Names<'a>,
 }
 
@@ -131,7 +121,7 @@ impl NameCheck<'_, '_> {
     }
 
     fn scope(&mut self) {
-        let scope = self.crd["spec"]["scope"].as_str().unwrap_or_default();
+        let scope = self.crd.scope().unwrap_or_default();
         let check = self.check(&rules::SCOPE, "spec.scope");
         if scope == "Namespaced" {
             check.pass("Namespaced");
@@ -162,7 +152,7 @@ impl NameCheck<'_, '_> {
     }
 
     fn list_kind(&mut self) {
-        let list_kind = self.crd["spec"]["names"]["listKind"].as_str();
+        let list_kind = self.crd.list_kind();
         let expected_list = format!("{}List", self.names.kind);
         let path = "spec.names.listKind";
         match list_kind {
@@ -186,10 +176,7 @@ impl NameCheck<'_, '_> {
     }
 
     fn categories(&mut self) {
-        let categories: Vec<&str> = self.crd["spec"]["names"]["categories"]
-            .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let categories = self.crd.categories();
         let check = self.check(&rules::CATEGORIES, "spec.names.categories");
         if categories.contains(&"cluster-api") {
             check.pass("contains cluster-api");
@@ -251,9 +238,10 @@ impl<'a> LabelFacts<'a> {
             checked: opts
                 .only_contract
                 .map_or_else(|| compatible.clone(), |c| vec![c]),
-            served: versions_of(&input.crd)
-                .iter()
-                .filter_map(|v| Some((v["name"].as_str()?, v["served"].as_bool().unwrap_or(false))))
+            served: input
+                .view()
+                .versions()
+                .filter_map(|v| Some((v.name()?, v.served())))
                 .collect(),
             labels,
             compatible,
@@ -555,8 +543,10 @@ fn served_versions_unlabelled(
         // A template has no status to tell its contract: the one its other versions are
         // labelled for (never assumed: a v1beta2 label on a v1beta1-era template would make a
         // v1beta2 core resolve every ClusterClass reference to it).
-        let is_template = facts.input.crd["spec"]["names"]["kind"]
-            .as_str()
+        let is_template = facts
+            .input
+            .view()
+            .kind()
             .is_some_and(|k| k.ends_with("MachinePoolTemplate"));
         let label_for = |contract: Contract| {
             let existing = facts
@@ -582,10 +572,7 @@ fn served_versions_unlabelled(
             continue;
         }
         // The label goes to the contract the version's schema implements, not always the newest.
-        let schema = versions_of(&facts.input.crd)
-            .iter()
-            .find(|v| v["name"] == *version)
-            .map(|v| &v["schema"]["openAPIV3Schema"]);
+        let schema = facts.input.view().version(version).map(|v| v.schema());
         let (implements, how) = match schema.and_then(crate::catalog::schema_contract) {
             Some(c) => (c, "its schema implements".to_owned()),
             None => (

@@ -1,6 +1,7 @@
 //! What the checker reads: CRDs (from files, documents or typed values) and the options.
 
 use capi_contract::Contract;
+use capi_contract::crd::CrdView;
 use capi_manifests::{Document, Source};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
@@ -19,6 +20,14 @@ pub struct CrdInput {
     /// [`capi_manifests::Document::caveats`]); a missing contract label is then reported as
     /// INFO, not as a failure, because it may come from what was not emulated.
     pub caveats: Vec<String>,
+}
+
+impl CrdInput {
+    /// The CRD as the contract reads it.
+    #[must_use]
+    pub fn view(&self) -> CrdView<'_> {
+        CrdView::new(&self.crd)
+    }
 }
 
 impl From<Value> for CrdInput {
@@ -121,15 +130,13 @@ pub(crate) const CORE_GROUP: &str = "cluster.x-k8s.io";
 /// assert_eq!(classify(&crd), Ok(Role::PoolMachine));
 /// ```
 pub fn classify(crd: &Value) -> Result<Role, NotChecked> {
-    let name = crd["metadata"]["name"]
-        .as_str()
-        .unwrap_or("<unnamed>")
-        .to_owned();
-    if crd["kind"] != "CustomResourceDefinition" {
+    let view = CrdView::new(crd);
+    let name = view.name().unwrap_or("<unnamed>").to_owned();
+    if !view.is_crd() {
         return Err(NotChecked::NotACrd { name });
     }
-    if let Some(version) = crd["apiVersion"]
-        .as_str()
+    if let Some(version) = view
+        .api_version()
         .and_then(|v| v.strip_prefix("apiextensions.k8s.io/"))
         .filter(|v| *v != "v1")
     {
@@ -138,8 +145,8 @@ pub fn classify(crd: &Value) -> Result<Role, NotChecked> {
             version: version.to_owned(),
         });
     }
-    let kind = crd["spec"]["names"]["kind"].as_str().unwrap_or_default();
-    let group = crd["spec"]["group"].as_str().unwrap_or_default();
+    let kind = view.kind().unwrap_or_default();
+    let group = view.group().unwrap_or_default();
     if group == CORE_GROUP {
         return Err(NotChecked::CoreCrd { name });
     }
@@ -147,7 +154,7 @@ pub fn classify(crd: &Value) -> Result<Role, NotChecked> {
         Ok(Role::Template)
     } else if kind.ends_with("MachinePoolMachine") {
         Ok(Role::PoolMachine)
-    } else if kind.ends_with("MachinePool") || labelled_with_provider_id_list(crd) {
+    } else if kind.ends_with("MachinePool") || labelled_with_provider_id_list(view) {
         Ok(Role::Pool)
     } else {
         Err(NotChecked::OtherKind {
@@ -162,11 +169,13 @@ pub fn classify(crd: &Value) -> Result<Role, NotChecked> {
 /// included) and `spec.providerIDList` in the schema of a version. The contract page calls the
 /// name "a generally applied convention" (infra-machinepool.md, "InfraMachinePool, InfraMachinePoolList
 /// resource definition"), while `spec.providerIDList` is the field only an InfraMachinePool has.
-pub(crate) fn labelled_with_provider_id_list(crd: &Value) -> bool {
-    let labelled = crd["metadata"]["labels"]
-        .as_object()
-        .is_some_and(|labels| labels.keys().any(|k| is_contract_label_key(k)));
-    labelled && has_provider_id_list(crd)
+pub(crate) fn labelled_with_provider_id_list(crd: CrdView<'_>) -> bool {
+    has_contract_label(crd) && has_provider_id_list(crd)
+}
+
+/// True when the CRD has a contract label (retired contracts included).
+pub(crate) fn has_contract_label(crd: CrdView<'_>) -> bool {
+    crd.labels().keys().any(|k| is_contract_label_key(k))
 }
 
 /// True for `cluster.x-k8s.io/v1alpha3`, `…/v1beta2` and other contract label keys.
@@ -178,14 +187,8 @@ pub(crate) fn is_contract_label_key(key: &str) -> bool {
 use capi_contract::labels::is_retired_contract;
 
 /// True when the schema of some version has `spec.providerIDList`.
-pub(crate) fn has_provider_id_list(crd: &Value) -> bool {
-    crd["spec"]["versions"].as_array().is_some_and(|versions| {
-        versions.iter().any(|v| {
-            capi_contract::fields::infra_machine_pool::PROVIDER_ID_LIST
-                .schema(&v["schema"]["openAPIV3Schema"])
-                .is_some_and(|node| !node.is_null())
-        })
-    })
+pub(crate) fn has_provider_id_list(crd: CrdView<'_>) -> bool {
+    crd.declares(&capi_contract::fields::infra_machine_pool::PROVIDER_ID_LIST)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use capi_contract::Contract;
+use capi_contract::crd::CrdVersionView;
 use capi_contract::fields::{
     infra_machine as machine, infra_machine_pool as pool, infra_machine_pool_template as template,
 };
@@ -20,10 +21,10 @@ pub(crate) fn check_version(
     subject: &Arc<Subject>,
     contract: Contract,
     version: &str,
-    entry: &Value,
+    entry: CrdVersionView<'_>,
     role: Role,
 ) {
-    let schema = &entry["schema"]["openAPIV3Schema"];
+    let schema = entry.schema();
     let mut c = VersionCheck {
         report,
         opts,
@@ -114,7 +115,7 @@ impl VersionCheck<'_> {
         );
     }
 
-    fn status_subresource(&mut self, entry: &Value) {
+    fn status_subresource(&mut self, entry: CrdVersionView<'_>) {
         let path = format!("spec.versions[{}].subresources.status", self.version);
         let check = self.report.check(
             &rules::STATUS_SUBRESOURCE,
@@ -122,7 +123,7 @@ impl VersionCheck<'_> {
             self.contract,
             path,
         );
-        if entry["subresources"]["status"].is_object() {
+        if entry.has_status_subresource() {
             check.pass("enabled");
         } else {
             check.warn(

@@ -7,6 +7,8 @@
 //!   API derives from them.
 //! * [`naming`]: CRD names as upstream computes them (flect pluralisation).
 //! * [`version`]: Kubernetes-aware ordering of API version names.
+//! * [`crd`]: what the contract reads in a CRD (names, scope, contract labels, versions and
+//!   their schemas), as a view over the CRD as written.
 //! * [`fields`]: every contract field once, path plus typed get/set (upstream's
 //!   `internal/contract`).
 //! * [`reader`]: contract-aware, typed reads of unstructured InfraMachinePools.
@@ -14,6 +16,7 @@
 #![deny(missing_docs)]
 
 mod contract;
+pub mod crd;
 pub mod fields;
 pub mod labels;
 pub mod naming;
