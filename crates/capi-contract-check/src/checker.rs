@@ -65,6 +65,9 @@ pub struct Checker {
     pending: Vec<(Value, Option<Source>)>,
     /// The API server that judges `crd-valid`, when the user has one.
     judge: Option<Box<dyn CrdJudge>>,
+    /// Template CRDs with no contract label whose InfraMachinePool CRD has not been read yet:
+    /// checked when it is (their contract is the one its label names), else at the end.
+    unlabelled_templates: Vec<CrdInput>,
 }
 
 /// A provider CRD not (yet) taken as an InfraMachinePool.
@@ -97,6 +100,7 @@ impl Checker {
             evidence: BTreeMap::new(),
             pending: Vec::new(),
             judge: None,
+            unlabelled_templates: Vec::new(),
         }
     }
 
@@ -155,23 +159,66 @@ impl Checker {
     /// Checks a CRD (read once into `facts`) in `role` and remembers it.
     fn take_crd(&mut self, input: &CrdInput, mut facts: CrdFacts, role: Role) {
         facts.role = Some(role);
-        check_crd(
-            &mut self.report,
-            &self.opts,
-            self.judge.as_deref(),
-            input,
-            &facts,
-            role,
-        );
+        let pool_kind = (role == Role::Template)
+            .then(|| facts.kind.strip_suffix("Template"))
+            .flatten();
+        let pool = pool_kind.and_then(|k| self.catalog.find(&facts.group, k).next());
+        if pool_kind.is_some() && pool.is_none() && facts.contracts().is_empty() {
+            // Its contract is its pool's: wait for the pool CRD (or the end).
+            self.unlabelled_templates.push(input.clone());
+        } else {
+            check_crd(
+                &mut self.report,
+                &self.opts,
+                self.judge.as_deref(),
+                input,
+                &facts,
+                role,
+                pool,
+            );
+        }
         let subject = Arc::clone(&facts.subject);
         let key = (facts.group.clone(), facts.kind.clone());
         self.catalog.replace(facts);
         match role {
-            Role::Pool => self.pools.push((key.0, key.1, subject)),
+            Role::Pool => {
+                self.check_unlabelled_templates(Some((&key.0, &key.1)));
+                self.pools.push((key.0, key.1, subject));
+            }
             Role::Template => {
                 self.templates.insert(key);
             }
             Role::PoolMachine => {}
+        }
+    }
+
+    /// Checks the waiting unlabelled templates of the pool `(group, kind)` (all of them with
+    /// `None`, at the end), each against its pool's contract labels when its pool was read.
+    fn check_unlabelled_templates(&mut self, pool: Option<(&str, &str)>) {
+        let (now, kept): (Vec<CrdInput>, Vec<CrdInput>) =
+            std::mem::take(&mut self.unlabelled_templates)
+                .into_iter()
+                .partition(|t| {
+                    pool.is_none_or(|(group, kind)| {
+                        let view = t.view();
+                        view.group() == Some(group)
+                            && view.kind().and_then(|k| k.strip_suffix("Template")) == Some(kind)
+                    })
+                });
+        self.unlabelled_templates = kept;
+        for input in now {
+            let (mut facts, _) = CrdFacts::read(&input);
+            facts.role = Some(Role::Template);
+            let pool_facts = pool.and_then(|(group, kind)| self.catalog.find(group, kind).next());
+            check_crd(
+                &mut self.report,
+                &self.opts,
+                self.judge.as_deref(),
+                &input,
+                &facts,
+                Role::Template,
+                pool_facts,
+            );
         }
     }
 
@@ -486,6 +533,7 @@ impl Checker {
         for d in &self.deferred {
             self.report.skipped.push(d.skipped.clone());
         }
+        self.check_unlabelled_templates(None);
         self.templates_of_pools();
         let contract = self.contract();
         crate::clusterclass::template_schemas(&mut self.report, &self.catalog, contract);

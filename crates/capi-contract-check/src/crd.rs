@@ -35,7 +35,9 @@ impl<'a> Names<'a> {
     }
 }
 
-/// Runs every CRD-level rule and the schema rules of each labelled version.
+/// Runs every CRD-level rule and the schema rules of each labelled version. `pool` is the
+/// InfraMachinePool CRD of a template, when it was read: a template with no contract label
+/// of its own is advised the contract its pool's label names.
 pub(crate) fn check_crd(
     report: &mut Report,
     opts: &CheckOptions,
@@ -43,6 +45,7 @@ pub(crate) fn check_crd(
     input: &CrdInput,
     facts: &CrdFacts,
     role: Role,
+    pool: Option<&CrdFacts>,
 ) {
     let crd = input.view();
     let names = Names::of(crd);
@@ -63,7 +66,7 @@ pub(crate) fn check_crd(
             );
         }
     }
-    let mapped = check_labels(report, opts, subject, input, facts);
+    let mapped = check_labels(report, opts, subject, input, facts, pool);
     for (label_contract, version) in mapped {
         let Some(v) = crd.version(&version) else {
             continue;
@@ -218,10 +221,19 @@ struct LabelFacts<'a> {
     served: BTreeMap<&'a str, bool>,
     /// The compatible contracts with a non-empty label.
     present: Vec<Contract>,
+    /// For a template: its InfraMachinePool CRD, when it was read (`None` for a pool).
+    pool: Option<&'a CrdFacts>,
+    /// True for a template CRD (a kind ending in `MachinePoolTemplate`).
+    template: bool,
 }
 
 impl<'a> LabelFacts<'a> {
-    fn of(input: &'a CrdInput, facts: &CrdFacts, opts: &CheckOptions) -> Self {
+    fn of(
+        input: &'a CrdInput,
+        facts: &CrdFacts,
+        opts: &CheckOptions,
+        pool: Option<&'a CrdFacts>,
+    ) -> Self {
         let labels = facts.labels.clone();
         let compatible = Contract::CURRENT.compatible();
         let present = compatible
@@ -246,6 +258,8 @@ impl<'a> LabelFacts<'a> {
             labels,
             compatible,
             present,
+            pool,
+            template: facts.role == Some(Role::Template),
         }
     }
 
@@ -262,8 +276,9 @@ fn check_labels(
     subject: &Arc<Subject>,
     input: &CrdInput,
     crd: &CrdFacts,
+    pool: Option<&CrdFacts>,
 ) -> Vec<(Contract, String)> {
-    let facts = LabelFacts::of(input, crd, opts);
+    let facts = LabelFacts::of(input, crd, opts, pool);
     let mut mapped = Vec::new();
     for (label_contract, versions) in &facts.labels {
         // The version the controllers resolve references to: the highest listed.
@@ -433,10 +448,14 @@ fn contract_label_rule(
             .join(" or "),
         facts.labels.keys().collect::<Vec<_>>()
     );
-    let fix = format!(
-        "add `cluster.x-k8s.io/{}: <versions>` to the CRD (kustomization `labels: - pairs:`)",
-        Contract::CURRENT
-    );
+    let fix = if facts.template {
+        template_label_fix(facts)
+    } else {
+        format!(
+            "add `cluster.x-k8s.io/{}: <versions>` to the CRD (kustomization `labels: - pairs:`)",
+            Contract::CURRENT
+        )
+    };
     let caveats = &facts.input.caveats;
     if caveats.is_empty() {
         check.fail(message, fix);
@@ -449,6 +468,52 @@ fn contract_label_rule(
             ),
             fix,
         );
+    }
+}
+
+/// The label advice for a template with no contract label. A template has no status that
+/// tells its contract, so its contract is its InfraMachinePool's: the label its pool CRD
+/// carries, for the versions both serve. Never an assumed contract: a v1beta2 label on a
+/// v1beta1-era template would make a v1beta2 core resolve ClusterClass references to it.
+fn template_label_fix(facts: &LabelFacts<'_>) -> String {
+    let Some(pool) = facts.pool else {
+        return "label it for the contract its InfraMachinePool's CRD is labelled for (`cluster.x-k8s.io/<contract>: <versions>`; a template has no status that tells its contract)".to_owned();
+    };
+    let served: Vec<&str> = facts
+        .served
+        .iter()
+        .filter_map(|(v, served)| served.then_some(*v))
+        .collect();
+    let mut labels = Vec::new();
+    let mut pool_labels = Vec::new();
+    for c in pool.contracts() {
+        let listed = pool.labels.get(c.as_str()).cloned().unwrap_or_default();
+        pool_labels.push(format!("`{}: {}`", c.label(), listed.join("_")));
+        let both: Vec<&str> = listed
+            .iter()
+            .map(String::as_str)
+            .filter(|v| served.contains(v))
+            .collect();
+        if !both.is_empty() {
+            labels.push(format!("`{}: {}`", c.label(), both.join("_")));
+        }
+    }
+    match (labels.is_empty(), pool_labels.is_empty()) {
+        (false, _) => format!(
+            "add {} (its InfraMachinePool {} is labelled {})",
+            labels.join(" and "),
+            pool.kind,
+            pool_labels.join(" and ")
+        ),
+        (true, false) => format!(
+            "serve the versions its InfraMachinePool {} is labelled for ({}) and label them the same",
+            pool.kind,
+            pool_labels.join(" and ")
+        ),
+        (true, true) => format!(
+            "label its InfraMachinePool {} for a contract first, then the template for the same contract and versions",
+            pool.kind
+        ),
     }
 }
 
@@ -543,11 +608,6 @@ fn served_versions_unlabelled(
         // A template has no status to tell its contract: the one its other versions are
         // labelled for (never assumed: a v1beta2 label on a v1beta1-era template would make a
         // v1beta2 core resolve every ClusterClass reference to it).
-        let is_template = facts
-            .input
-            .view()
-            .kind()
-            .is_some_and(|k| k.ends_with("MachinePoolTemplate"));
         let label_for = |contract: Contract| {
             let existing = facts
                 .labels
@@ -557,7 +617,7 @@ fn served_versions_unlabelled(
                 .unwrap_or_else(|| (*version).to_owned());
             format!("`cluster.x-k8s.io/{contract}: {existing}`")
         };
-        if is_template {
+        if facts.template {
             let advice: Vec<String> = facts.present.iter().map(|c| label_for(*c)).collect();
             check.info(
                 format!(

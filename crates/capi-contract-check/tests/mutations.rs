@@ -249,3 +249,65 @@ fn a_template_version_no_label_lists_gets_its_own_contract_label() {
     assert!(!f.fix.contains("v1beta2"), "{}", f.fix);
     assert!(!f.message.contains("not checked"), "{}", f.message);
 }
+
+/// The CAPZ AzureASOManagedMachinePoolTemplate with its contract label removed, read before
+/// or after its pool (AzureASOManagedMachinePool, labelled `cluster.x-k8s.io/v1beta1:
+/// v1beta1`): the missing label is a FAIL whose advice is the pool's contract and the versions
+/// both serve, whatever the order. A template has no status that tells its contract
+/// (infra-machinepool.md at ae7ff047, "InfraMachinePoolTemplate": the template's
+/// `spec.template.spec` is the pool's spec; contract labels are per CRD, contracts.md
+/// "API version labels"), so the contract the advice names is the one its pool is labelled
+/// for; the current contract (v1beta2) is never assumed.
+#[test]
+fn a_template_without_labels_is_advised_its_pools_contract_in_any_order() {
+    let docs = capi_test_support::yaml_docs("provider-trees/capz/rendered.yaml");
+    let named = |name: &str| {
+        docs.iter()
+            .find(|d| d["metadata"]["name"] == name)
+            .cloned()
+            .unwrap()
+    };
+    let pool = named("azureasomanagedmachinepools.infrastructure.cluster.x-k8s.io");
+    let mut template = named("azureasomanagedmachinepooltemplates.infrastructure.cluster.x-k8s.io");
+    template["metadata"]["labels"]
+        .as_object_mut()
+        .unwrap()
+        .retain(|k, _| !k.starts_with("cluster.x-k8s.io/"));
+    for inputs in [
+        vec![template.clone(), pool.clone()],
+        vec![pool.clone(), template.clone()],
+    ] {
+        let inputs: Vec<CrdInput> = inputs.into_iter().map(CrdInput::from).collect();
+        let report = check_crds(&inputs, &CheckOptions::default());
+        let label: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|f| {
+                f.rule.id == "contract-label"
+                    && f.subject
+                        .to_string()
+                        .contains("azureasomanagedmachinepooltemplates")
+            })
+            .collect();
+        assert_eq!(label.len(), 1, "{report}");
+        assert_eq!(label[0].outcome, Outcome::Fail, "{report}");
+        assert_eq!(
+            label[0].fix,
+            "add `cluster.x-k8s.io/v1beta1: v1beta1` (its InfraMachinePool AzureASOManagedMachinePool is labelled `cluster.x-k8s.io/v1beta1: v1beta1`)",
+        );
+        assert!(!label[0].fix.contains("v1beta2"));
+    }
+    // Without its pool among the inputs, nothing is assumed.
+    let report = check_crds(&[CrdInput::from(template)], &CheckOptions::default());
+    let fix = &report
+        .findings
+        .iter()
+        .find(|f| f.rule.id == "contract-label")
+        .unwrap()
+        .fix;
+    assert!(
+        fix.contains("the contract its InfraMachinePool's CRD is labelled for")
+            && !fix.contains("v1beta2"),
+        "{fix}"
+    );
+}
