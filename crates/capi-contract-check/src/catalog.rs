@@ -73,10 +73,10 @@ impl CrdFacts {
     /// A subject for a CRD given as a value with no subject of its own.
     fn subject_of(input: &CrdInput) -> Arc<Subject> {
         let name = input.view().name().unwrap_or("<unnamed>").to_owned();
-        Arc::new(Subject::new(
-            Target::Crd { name },
-            input.source.as_ref().map(Into::into),
-        ))
+        Arc::new(
+            Subject::new(Target::Crd { name }, input.source.as_ref().map(Into::into))
+                .with_set_by(input.set_by.clone()),
+        )
     }
 
     /// The version named `version`.

@@ -380,7 +380,7 @@ fn label_version_missing(
         }
     );
     let fix = format!(
-        "point cluster.x-k8s.io/{label_contract} at versions of the CRD (kustomization `labels`), or remove it"
+        "point cluster.x-k8s.io/{label_contract} at versions of the CRD where the label is set, or remove it"
     );
     let path = format!("metadata.labels[cluster.x-k8s.io/{label_contract}]");
     let check = report.check(&rules::CONTRACT_LABEL_VERSIONS, subject, c, path);

@@ -2,6 +2,7 @@
 
 use capi_contract::Contract;
 use capi_contract::crd::CrdView;
+use capi_manifests::SetBy;
 use capi_manifests::{Document, Source};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
@@ -20,6 +21,9 @@ pub struct CrdInput {
     /// [`capi_manifests::Document::caveats`]); a missing contract label is then reported as
     /// INFO, not as a failure, because it may come from what was not emulated.
     pub caveats: Vec<String>,
+    /// Values a kustomization set (a patch, `labels`): a finding on one points at the file
+    /// that set it (see [`capi_manifests::SetBy`]).
+    pub set_by: Vec<SetBy>,
 }
 
 impl CrdInput {
@@ -36,6 +40,7 @@ impl From<Value> for CrdInput {
             source: None,
             crd,
             caveats: Vec::new(),
+            set_by: Vec::new(),
         }
     }
 }
@@ -46,6 +51,7 @@ impl From<Document> for CrdInput {
             source: Some(doc.source),
             crd: doc.value,
             caveats: doc.caveats,
+            set_by: doc.set_by,
         }
     }
 }

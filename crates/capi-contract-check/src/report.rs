@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use capi_contract::Contract;
-use capi_manifests::Source;
+use capi_manifests::{SetBy, Source};
 use serde::Serialize;
 
 use crate::rules::{Level, Rule};
@@ -96,6 +96,49 @@ pub struct Subject {
     /// The file, document and line it was read from (`None` for CRDs given as values).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceRef>,
+    /// Values of it a kustomization set rather than its own file (a patch, `labels`): a
+    /// finding on one of them points at the file that set it ([`Finding::set_by`]).
+    #[serde(skip)]
+    pub set_by: Vec<SetBy>,
+}
+
+/// Where a value a finding is about was set, when a kustomization set it: the patch file (or
+/// the kustomization file, for `labels` and inline patches) and the kustomization field.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct SetByRef {
+    /// The file, document and line.
+    #[serde(flatten)]
+    pub source: SourceRef,
+    /// The kustomization field that set it (`patches[0]`, `labels`).
+    pub field: String,
+}
+
+impl fmt::Display for SetByRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` in {}", self.field, self.source)
+    }
+}
+
+/// The keys of a finding's path: `metadata.labels[cluster.x-k8s.io/v1beta2]` is `metadata`,
+/// `labels`, `cluster.x-k8s.io/v1beta2` (a bracket holds one key, dots included).
+fn path_keys(path: &str) -> Vec<&str> {
+    let mut keys = Vec::new();
+    let mut rest = path;
+    while !rest.is_empty() {
+        if let Some(inner) = rest.strip_prefix('[') {
+            let end = inner.find(']').unwrap_or(inner.len());
+            keys.push(&inner[..end]);
+            rest = inner.get(end + 1..).unwrap_or_default();
+        } else {
+            let end = rest.find(['.', '[']).unwrap_or(rest.len());
+            if end > 0 {
+                keys.push(&rest[..end]);
+            }
+            rest = &rest[end..];
+        }
+        rest = rest.strip_prefix('.').unwrap_or(rest);
+    }
+    keys
 }
 
 /// [`Source`] as reports print it.
@@ -129,7 +172,18 @@ impl Subject {
     /// A subject read from `source`.
     #[must_use]
     pub fn new(target: Target, source: Option<SourceRef>) -> Self {
-        Self { target, source }
+        Self {
+            target,
+            source,
+            set_by: Vec::new(),
+        }
+    }
+
+    /// The same subject, with the values a kustomization set.
+    #[must_use]
+    pub fn with_set_by(mut self, set_by: Vec<SetBy>) -> Self {
+        self.set_by = set_by;
+        self
     }
 
     /// The same input, another target (a version of this CRD, say).
@@ -138,7 +192,17 @@ impl Subject {
         Self {
             target,
             source: self.source.clone(),
+            set_by: self.set_by.clone(),
         }
+    }
+
+    /// What set the value at the finding path `path`, when a kustomization did.
+    #[must_use]
+    pub fn set_by_at(&self, path: &str) -> Option<SetByRef> {
+        capi_manifests::parse::set_by_at(&self.set_by, &path_keys(path)).map(|s| SetByRef {
+            source: SourceRef::from(&s.source),
+            field: s.field.clone(),
+        })
     }
 }
 
@@ -173,6 +237,10 @@ pub struct Finding {
     pub fix: String,
     /// Link to the contract section.
     pub url: String,
+    /// Where the value at `path` was set, when a kustomization set it (a patch file, the
+    /// kustomization's `labels`): the file to fix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub set_by: Option<SetByRef>,
 }
 
 fn subject<S: serde::Serializer>(subject: &Arc<Subject>, s: S) -> Result<S::Ok, S::Error> {
@@ -210,7 +278,9 @@ pub struct Check<'r> {
 impl Check<'_> {
     /// Records the finding with an outcome.
     pub fn outcome(self, outcome: Outcome, message: impl Into<String>, fix: impl Into<String>) {
+        let set_by = self.subject.set_by_at(&self.path);
         self.report.findings.push(Finding {
+            set_by,
             rule: self.rule,
             level: self.rule.level,
             outcome,

@@ -93,7 +93,8 @@ fn every_format_names_file_document_and_line() {
         .find(|l| l.starts_with("::error "))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(
-        error.contains("file=") && error.contains("bases/infrastructure.cluster.x-k8s.io_devmachinepools.yaml,line=2,title=MUST contract-label-versions"),
+        // The label is set by the kustomization's `labels` (line 1): the annotation goes there.
+        error.contains("file=") && error.contains("capi-dev/config/crd/kustomization.yaml,line=1,title=MUST contract-label-versions devmachinepools"),
         "{error}"
     );
     assert!(text.lines().any(|l| l.starts_with("::warning ")));

@@ -115,3 +115,94 @@ fn readme_first_command_output_is_real() {
     );
     assert_eq!(stdout, shown);
 }
+
+/// A value a kustomize patch set is reported where it was set (issue 51: "a FAIL on a label
+/// set by a kustomize patch points at the base CRD file and says kustomization `labels`").
+/// `label-from-patch` (see the fixtures' README, recorded with `kubectl kustomize`): a patch
+/// file's second document labels the pools CRD with a version it does not have. With the real
+/// kustomize and with the emulator, the failing finding names `patches[0]` in that file
+/// (document 1, line 8) in text, JSON, GitHub and SARIF output, while the subject is still
+/// read from the base file.
+#[test]
+fn a_value_set_by_a_patch_is_reported_at_the_patch_file() {
+    let dir = fixture("kustomize-trees/label-from-patch");
+    let d = dir.to_str().unwrap();
+    let patch = format!("{d}/patches/contract-labels.yaml");
+    let mut renderers = vec!["never"];
+    if capi_test_support::kubectl::available() {
+        renderers.push("kubectl");
+    }
+    for renderer in renderers {
+        let json = run(
+            &["check", "--kustomize", renderer, "--format", "json", d],
+            None,
+        );
+        assert_eq!(json.status.code(), Some(1), "{renderer}");
+        let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        let failed: Vec<&serde_json::Value> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["outcome"] == "fail")
+            .collect();
+        assert_eq!(failed.len(), 1, "{renderer}: {failed:?}");
+        let f = failed[0];
+        assert_eq!(f["rule"], "contract-label-versions");
+        assert_eq!(f["path"], "metadata.labels[cluster.x-k8s.io/v1beta2]");
+        assert_eq!(
+            f["setBy"],
+            serde_json::json!({"file": patch, "document": 1, "line": 8, "field": "patches[0]"}),
+            "{renderer}"
+        );
+        assert!(
+            f["subject"]["source"]["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("bases/pools.yaml"),
+            "{f}"
+        );
+        let text = run(&["check", "--kustomize", renderer, d], None);
+        let text = String::from_utf8_lossy(&text.stdout);
+        assert!(
+            text.contains(&format!("set by: `patches[0]` in {patch}#1 (line 8)")),
+            "{text}"
+        );
+        let github = run(
+            &["check", "--kustomize", renderer, "--format", "github", d],
+            None,
+        );
+        let github = String::from_utf8_lossy(&github.stdout);
+        assert!(
+            github.contains(&format!("::error file={patch},line=8,")),
+            "{github}"
+        );
+        let sarif = run(
+            &["check", "--kustomize", renderer, "--format", "sarif", d],
+            None,
+        );
+        let sarif: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+        let result = &sarif["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["level"] == "error")
+            .unwrap()
+            .clone();
+        let location = &result["locations"][0]["physicalLocation"];
+        assert!(
+            location["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+                .ends_with("patches/contract-labels.yaml"),
+            "{result}"
+        );
+        assert_eq!(location["region"]["startLine"], 8);
+        assert!(
+            result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+                .ends_with("bases/pools.yaml"),
+            "{result}"
+        );
+    }
+}

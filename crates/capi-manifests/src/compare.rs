@@ -52,6 +52,11 @@ pub fn reconcile(
                     ));
                 }
                 doc.source = emu.source.clone();
+                // What set a value is the emulator's account: kept only where it renders the
+                // same labels and spec as kustomize.
+                if !differs {
+                    doc.set_by = emu.set_by.clone();
+                }
             }
             None => differences.push(format!(
                 "{} {} is rendered by kustomize but not by the emulator",

@@ -37,5 +37,5 @@ pub mod tree;
 
 pub use error::{ManifestError, display_path};
 pub use limits::Limits;
-pub use parse::Document;
+pub use parse::{Document, SetBy};
 pub use source::Source;

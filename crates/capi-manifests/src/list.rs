@@ -51,12 +51,14 @@ pub fn expand(doc: Document) -> Result<Vec<Document>, ManifestError> {
         source,
         mut value,
         caveats,
+        set_by,
     } = doc;
     if !is_list(&value) {
         return Ok(vec![Document {
             source,
             value,
             caveats,
+            set_by,
         }]);
     }
     let list_kind = value["kind"].as_str().unwrap_or_default().to_owned();
@@ -82,6 +84,7 @@ pub fn expand(doc: Document) -> Result<Vec<Document>, ManifestError> {
             source: item_source,
             value: item,
             caveats: caveats.clone(),
+            set_by: Vec::new(),
         });
     }
     Ok(out)

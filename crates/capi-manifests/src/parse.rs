@@ -79,6 +79,55 @@ pub struct Document {
     /// Kustomization fields that were not emulated and could have changed this document
     /// (`path: field`); empty for documents read as they are.
     pub caveats: Vec<String>,
+    /// Values a kustomization set rather than the document's own file, in the order they were
+    /// set (see [`SetBy`]); empty for documents read as they are.
+    pub set_by: Vec<SetBy>,
+}
+
+/// A value of a rendered document that a kustomization set: by a patch (its file and
+/// document, or the kustomization for an inline patch) or by `labels`, `commonLabels` or
+/// `commonAnnotations` (the kustomization file). Kustomize's own build metadata
+/// (`buildMetadata: [transformerAnnotations]`) names only the transformer that touched a
+/// resource, not the field or the patch file; this names both.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SetBy {
+    /// The keys of the field set, from the root (`["metadata", "labels", "app"]`). Only
+    /// fields reached through mappings are recorded; a list a patch merges is not.
+    pub path: Vec<String>,
+    /// The patch document, or the kustomization file.
+    pub source: Source,
+    /// The kustomization field that set it (`patches[0]`, `labels[1].pairs`).
+    pub field: String,
+}
+
+impl Document {
+    /// What set the value at `keys` (the field itself or a mapping holding it), the last
+    /// setter winning; `None` when the document's own file did.
+    ///
+    /// ```
+    /// use capi_manifests::{Document, SetBy, Source};
+    /// let mut doc = Document::new(Source::new("base.yaml", 0, 1), serde_json::json!({}));
+    /// doc.set_by.push(SetBy {
+    ///     path: vec!["metadata".into(), "labels".into(), "a".into()],
+    ///     source: Source::new("patch.yaml", 0, 1),
+    ///     field: "patches[0]".into(),
+    /// });
+    /// assert_eq!(doc.set_by_at(&["metadata", "labels", "a"]).unwrap().field, "patches[0]");
+    /// assert!(doc.set_by_at(&["metadata", "labels", "b"]).is_none());
+    /// ```
+    #[must_use]
+    pub fn set_by_at(&self, keys: &[&str]) -> Option<&SetBy> {
+        set_by_at(&self.set_by, keys)
+    }
+}
+
+/// The last of `set_by` that set the value at `keys` (or a mapping holding it).
+#[must_use]
+pub fn set_by_at<'s>(set_by: &'s [SetBy], keys: &[&str]) -> Option<&'s SetBy> {
+    set_by
+        .iter()
+        .rev()
+        .find(|s| s.path.len() <= keys.len() && s.path.iter().zip(keys).all(|(a, b)| a == b))
 }
 
 impl Document {
@@ -89,6 +138,7 @@ impl Document {
             source,
             value,
             caveats: Vec::new(),
+            set_by: Vec::new(),
         }
     }
 }

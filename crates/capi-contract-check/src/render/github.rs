@@ -38,7 +38,13 @@ pub fn github(report: &Report) -> String {
             Outcome::Pass => continue,
         };
         let mut props = Vec::new();
-        if let Some(source) = &f.subject.source {
+        // A value a kustomization set is fixed where it was set.
+        let location = f
+            .set_by
+            .as_ref()
+            .map(|s| &s.source)
+            .or(f.subject.source.as_ref());
+        if let Some(source) = location {
             props.push(format!("file={}", property(&printable(&source.file))));
             props.push(format!("line={}", source.line));
         }

@@ -83,13 +83,30 @@ pub fn sarif(report: &Report) -> String {
                 "message": {"text": text},
                 "properties": {"contract": f.contract.to_string(), "path": f.path},
             });
-            if let Some(source) = &f.subject.source {
+            // A value a kustomization set is located where it was set; the document it ends
+            // up in is a related location.
+            let location = f
+                .set_by
+                .as_ref()
+                .map(|s| &s.source)
+                .or(f.subject.source.as_ref());
+            if let Some(source) = location {
                 result["locations"] = json!([{
                     "physicalLocation": {
                         "artifactLocation": {"uri": artifact_uri(&source.file)},
                         "region": {"startLine": source.line.max(1)},
                     },
                     "logicalLocations": [{"fullyQualifiedName": format!("{}/{}", printable(&f.subject.to_string()), f.path)}],
+                }]);
+            }
+            if let (Some(_), Some(source)) = (&f.set_by, &f.subject.source) {
+                result["relatedLocations"] = json!([{
+                    "id": 1,
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": artifact_uri(&source.file)},
+                        "region": {"startLine": source.line.max(1)},
+                    },
+                    "message": {"text": "the rendered document"},
                 }]);
             }
             result

@@ -98,6 +98,11 @@ fn finding(out: &mut String, f: &Finding, mixed: bool) {
         printable(&f.path)
     );
     let _ = writeln!(out, "       {}", printable(&f.message));
+    if f.outcome != Outcome::Pass
+        && let Some(set_by) = &f.set_by
+    {
+        let _ = writeln!(out, "       set by: {}", printable(&set_by.to_string()));
+    }
     if !f.fix.is_empty() && f.outcome != Outcome::Pass {
         let _ = writeln!(out, "       fix: {}", printable(&f.fix));
     }

@@ -20,6 +20,7 @@
 
 mod fields;
 pub mod patch;
+mod set_by;
 mod target;
 
 use std::collections::HashMap;
@@ -29,10 +30,12 @@ use std::rc::Rc;
 use serde_json::{Map, Value};
 
 use crate::ManifestError;
+use crate::Source;
 use crate::budget::nodes;
 use crate::error::display_path as display;
 use crate::parse::{Document, documents};
 use crate::tree::Tree;
+use set_by::{json_patch_paths, merge_patch_paths, record};
 
 pub use crate::tree::{KUSTOMIZATION_FILES, kustomization_file};
 pub use target::{Target, TargetError};
@@ -74,9 +77,9 @@ pub fn build(tree: &mut Tree, dir: &Path, depth: usize) -> Result<Build, Manifes
 #[derive(Default)]
 struct PatchFiles(HashMap<PathBuf, Rc<PatchSet>>);
 
-/// The documents of a patch and their node count.
+/// The documents of a patch (each with where it is) and their node count.
 struct PatchSet {
-    patches: Vec<Value>,
+    patches: Vec<(Value, Source)>,
     nodes: usize,
 }
 
@@ -88,13 +91,14 @@ fn build_with(
     depth: usize,
 ) -> Result<Build, ManifestError> {
     check_nesting(tree, dir, depth)?;
-    let Some((shown, fields)) = read_kustomization(tree, dir)? else {
+    let Some((shown, fields, lines)) = read_kustomization(tree, dir)? else {
         // The same kustomization reached twice (two resources naming one directory).
         return Ok(Build::default());
     };
     let mut ctx = Ctx {
         dir,
         shown: &shown,
+        lines: &lines,
         tree,
         files,
         notes: Vec::new(),
@@ -151,7 +155,25 @@ fn check_nesting(tree: &Tree, dir: &Path, depth: usize) -> Result<(), ManifestEr
 }
 
 /// A kustomization file as shown in messages, and its fields under their canonical names.
-type Kustomization = (String, Map<String, Value>);
+type Kustomization = (String, Map<String, Value>, FieldLines);
+
+/// The line of each top-level field of a kustomization file (`labels:` at column 0), for
+/// pointing at the field that set a value.
+type FieldLines = HashMap<String, usize>;
+
+fn field_lines(text: &str) -> FieldLines {
+    let mut lines = FieldLines::new();
+    for (i, line) in text.lines().enumerate() {
+        let Some((key, _)) = line.split_once(':') else {
+            continue;
+        };
+        let key = key.trim_matches(['"', '\'']);
+        if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric()) {
+            lines.entry(key.to_owned()).or_insert(i + 1);
+        }
+    }
+    lines
+}
 
 /// The kustomization file of `dir`, its fields under their canonical names; `None` when it
 /// was read before.
@@ -196,7 +218,7 @@ fn read_kustomization(tree: &mut Tree, dir: &Path) -> Result<Option<Kustomizatio
             "more than one kustomization file in this directory (kustomize refuses it)".into(),
         ));
     }
-    Ok(Some((shown, fields)))
+    Ok(Some((shown, fields, field_lines(&text))))
 }
 
 /// Adds `map` to `metadata.<key>` of a resource (a missing or `null` map is created).
@@ -271,6 +293,8 @@ fn list<'a>(fields: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &
 struct Ctx<'a> {
     dir: &'a Path,
     shown: &'a str,
+    /// The line of each top-level field of the kustomization file.
+    lines: &'a FieldLines,
     tree: &'a mut Tree,
     files: &'a mut PatchFiles,
     notes: Vec<Note>,
@@ -279,6 +303,11 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The line of the top-level field `key` of the kustomization file (1 when not found).
+    fn line_of(&self, key: &str) -> usize {
+        self.lines.get(key).copied().unwrap_or(1)
+    }
+
     fn error(&self, message: String) -> ManifestError {
         ManifestError::Kustomization {
             path: self.shown.to_owned(),
@@ -314,9 +343,25 @@ impl Ctx<'_> {
         }
         labels.extend(self.string_map(fields.get("commonLabels"), "commonLabels")?);
         let annotations = self.string_map(fields.get("commonAnnotations"), "commonAnnotations")?;
+        let here = |field: &str| Source::new(self.shown, 0, self.line_of(field));
         for doc in resources {
             for (key, map) in [("labels", &labels), ("annotations", &annotations)] {
                 add_to_metadata(&mut doc.value, key, map);
+                for (name, _) in map {
+                    let setter = if key == "annotations" {
+                        "commonAnnotations"
+                    } else if fields
+                        .get("commonLabels")
+                        .and_then(|c| c.get(name))
+                        .is_some()
+                    {
+                        "commonLabels"
+                    } else {
+                        "labels"
+                    };
+                    let path = vec!["metadata".to_owned(), key.to_owned(), name.clone()];
+                    record(doc, vec![path], &here(setter), setter);
+                }
             }
         }
         Ok(())
@@ -570,7 +615,12 @@ impl Ctx<'_> {
     /// The documents of an inline patch.
     fn inline_patch(&mut self, text: &str, field: &str) -> Result<Rc<PatchSet>, ManifestError> {
         let name = format!("{} ({field})", self.shown);
-        let set = patch_set(text, &name, self.tree.limits())?;
+        let mut set = patch_set(text, &name, self.tree.limits())?;
+        // What an inline patch sets is written in the kustomization file, under its field.
+        let key = field.split(['[', '.']).next().unwrap_or_default();
+        for (_, source) in &mut set.patches {
+            *source = Source::new(self.shown, 0, self.line_of(key));
+        }
         self.tree.budget().charge(set.nodes, &name)?;
         Ok(Rc::new(set))
     }
@@ -590,8 +640,8 @@ impl Ctx<'_> {
                 Some(text) => self.inline_patch(text, &field)?,
                 None => return Err(self.error(format!("{field} is not a string"))),
             };
-            for patch in &set.patches {
-                self.strategic_merge(resources, patch, None, &field, false)?;
+            for (patch, source) in &set.patches {
+                self.strategic_merge(resources, (patch, source), None, &field, false)?;
             }
         }
         Ok(())
@@ -633,12 +683,12 @@ impl Ctx<'_> {
         } else {
             return Err(self.error(format!("{field}: neither path nor patch")));
         };
-        for patch in &set.patches {
+        for (patch, source) in &set.patches {
             if patch.is_array() {
                 let Some(target) = &target else {
                     return Err(self.error(format!("{field}: a JSON patch needs a target")));
                 };
-                self.json_patch(resources, patch, target, field)?;
+                self.json_patch(resources, (patch, source), target, field)?;
             } else if json_only {
                 // kubectl kustomize v5.5.0: "trouble configuring builtin
                 // PatchJson6902Transformer" (tests/fixtures/kustomize-trees/refused-merge-patch-in-json6902).
@@ -646,7 +696,13 @@ impl Ctx<'_> {
                     "{field}: not a JSON patch (kustomize refuses a merge patch under patchesJson6902)"
                 )));
             } else {
-                self.strategic_merge(resources, patch, target.as_ref(), field, allow_rename)?;
+                self.strategic_merge(
+                    resources,
+                    (patch, source),
+                    target.as_ref(),
+                    field,
+                    allow_rename,
+                )?;
             }
         }
         Ok(())
@@ -656,7 +712,7 @@ impl Ctx<'_> {
     fn json_patch(
         &mut self,
         resources: &mut [Document],
-        patch: &Value,
+        (patch, source): (&Value, &Source),
         target: &Target,
         field: &str,
     ) -> Result<(), ManifestError> {
@@ -665,6 +721,7 @@ impl Ctx<'_> {
             matched += 1;
             let added = patch::json_patch(&mut doc.value, patch, self.tree.limits())
                 .map_err(|e| self.error(format!("{field}: {e} on {}", doc.source)))?;
+            record(doc, json_patch_paths(patch), source, field);
             self.tree
                 .budget()
                 .charge(added, &format!("{} ({field})", self.shown))?;
@@ -688,7 +745,7 @@ impl Ctx<'_> {
     fn strategic_merge(
         &mut self,
         resources: &mut Vec<Document>,
-        patch: &Value,
+        (patch, source): (&Value, &Source),
         target: Option<&Target>,
         field: &str,
         allow_rename: bool,
@@ -715,6 +772,7 @@ impl Ctx<'_> {
             }
             let name = doc.value["metadata"]["name"].clone();
             patch::patch_resource(&mut doc.value, patch);
+            record(doc, merge_patch_paths(patch), source, field);
             // kubectl kustomize v5.5.0 keeps the name unless `options.allowNameChange: true`
             // (tests/fixtures/kustomize-trees/rename-without-allow, rename-with-allow).
             if !allow_rename
@@ -758,11 +816,11 @@ impl Ctx<'_> {
 
 /// The documents of a patch and their nodes.
 fn patch_set(text: &str, name: &str, limits: &crate::Limits) -> Result<PatchSet, ManifestError> {
-    let patches: Vec<Value> = documents(text, name, limits)?
+    let patches: Vec<(Value, Source)> = documents(text, name, limits)?
         .into_iter()
-        .map(|d| d.value)
+        .map(|d| (d.value, d.source))
         .collect();
-    let nodes = patches.iter().map(nodes).sum();
+    let nodes = patches.iter().map(|(p, _)| nodes(p)).sum();
     Ok(PatchSet { patches, nodes })
 }
 
@@ -801,7 +859,7 @@ const REFUSED_FIELDS: &[(&str, &str)] = &[
 /// be read safely.
 pub fn preflight(tree: &mut Tree, dir: &Path, depth: usize) -> Result<(), ManifestError> {
     check_nesting(tree, dir, depth)?;
-    let Some((shown, fields)) = read_kustomization(tree, dir)? else {
+    let Some((shown, fields, _)) = read_kustomization(tree, dir)? else {
         return Ok(());
     };
     let refuse = |field: String, why: String| ManifestError::Refused {
