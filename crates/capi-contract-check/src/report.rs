@@ -243,6 +243,18 @@ pub struct Finding {
     pub set_by: Option<SetByRef>,
 }
 
+impl Finding {
+    /// Where to fix it: the file that set the value ([`Finding::set_by`]), else the document
+    /// the subject was read from.
+    #[must_use]
+    pub fn location(&self) -> Option<&SourceRef> {
+        self.set_by
+            .as_ref()
+            .map(|s| &s.source)
+            .or(self.subject.source.as_ref())
+    }
+}
+
 fn subject<S: serde::Serializer>(subject: &Arc<Subject>, s: S) -> Result<S::Ok, S::Error> {
     Serialize::serialize(subject.as_ref(), s)
 }

@@ -35,7 +35,7 @@ use serde_json::Value;
 
 use crate::Contract;
 use crate::fields::Field;
-use crate::labels::{contract_labels, crd_labels};
+use crate::labels::{contract_labels, crd_labels, string_entries};
 
 /// A CRD as the contract reads it.
 #[derive(Clone, Copy, Debug)]
@@ -126,14 +126,7 @@ impl<'a> CrdView<'a> {
     /// `metadata.annotations` (its string values).
     #[must_use]
     pub fn annotations(&self) -> BTreeMap<String, String> {
-        self.crd["metadata"]["annotations"]
-            .as_object()
-            .map(|m| {
-                m.iter()
-                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-                    .collect()
-            })
-            .unwrap_or_default()
+        string_entries(&self.crd["metadata"]["annotations"])
     }
 
     /// Contract (`v1beta2`, and retired ones) -> the versions its label lists.

@@ -171,8 +171,12 @@ pub fn is_retired_contract(contract: &str) -> bool {
 /// The string labels of a CRD given as JSON (`metadata.labels`; non-string values ignored).
 #[must_use]
 pub fn crd_labels(crd: &serde_json::Value) -> BTreeMap<String, String> {
-    crd["metadata"]["labels"]
-        .as_object()
+    string_entries(&crd["metadata"]["labels"])
+}
+
+/// The entries of a JSON object whose values are strings (labels, annotations).
+pub(crate) fn string_entries(map: &serde_json::Value) -> BTreeMap<String, String> {
+    map.as_object()
         .map(|m| {
             m.iter()
                 .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))

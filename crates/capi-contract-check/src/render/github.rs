@@ -39,12 +39,7 @@ pub fn github(report: &Report) -> String {
         };
         let mut props = Vec::new();
         // A value a kustomization set is fixed where it was set.
-        let location = f
-            .set_by
-            .as_ref()
-            .map(|s| &s.source)
-            .or(f.subject.source.as_ref());
-        if let Some(source) = location {
+        if let Some(source) = f.location() {
             props.push(format!("file={}", property(&printable(&source.file))));
             props.push(format!("line={}", source.line));
         }

@@ -85,12 +85,7 @@ pub fn sarif(report: &Report) -> String {
             });
             // A value a kustomization set is located where it was set; the document it ends
             // up in is a related location.
-            let location = f
-                .set_by
-                .as_ref()
-                .map(|s| &s.source)
-                .or(f.subject.source.as_ref());
-            if let Some(source) = location {
+            if let Some(source) = f.location() {
                 result["locations"] = json!([{
                     "physicalLocation": {
                         "artifactLocation": {"uri": artifact_uri(&source.file)},
