@@ -5,7 +5,8 @@ use serde_json::json;
 use crate::report::{Outcome, Report};
 
 /// The JSON report. Each finding names its rule, outcome, subject (with `source`: file,
-/// document index and line), contract, path, message, fix and link.
+/// document index and line), contract, path, message, fix and link, and `setBy` (file,
+/// document, line and kustomization field) when a kustomization set the value at its path.
 #[must_use]
 pub fn json(report: &Report) -> String {
     let value = json!({
