@@ -39,8 +39,8 @@ mod ownership;
 
 pub use nodes::{
     ClusterNodeReport, Difference, ListedMoreThanOnce, Lookalike, Matched, NearMiss, NodeId,
-    NodeReport, NodesError, SharedByNodes, UNINITIALIZED_TAINT, Uninitialized, UpstreamView,
-    joining_allowance, match_node_objects, match_pools, nodes_from_value,
+    NodeMatching, NodeReport, NodesError, SharedByNodes, UNINITIALIZED_TAINT, Uninitialized,
+    UpstreamView, joining_allowance, match_node_objects, match_pools, nodes_from_value,
 };
 pub use ownership::{
     CLUSTER_NAMESPACE_ANNOTATION, ListedByPools, OWNER_KIND_ANNOTATION, OWNER_NAME_ANNOTATION,

@@ -264,3 +264,29 @@ fn a_pool_scaling_up_is_not_an_error() {
         "{text}"
     );
 }
+
+/// A deleting MachinePool (issue 61): deletionTimestamp set, two of three instances and their
+/// Nodes gone. Upstream's reconcileNodeRefs returns before matching any Node for a deleting
+/// pool (core/reconcilers/machinepool/machinepool_controller_noderef.go lines 60-63 at
+/// v1.14.2) and reconcileDelete removes the infrastructure, then the Nodes: no "provider ID
+/// without Node" error, no upstream counters, the pool reported as deleting. Exit 0 (was exit
+/// 1 with two errors).
+#[test]
+fn a_deleting_pool_is_not_matched_with_nodes() {
+    let (code, out) = check(
+        &fixture("deleting-pool.yaml"),
+        &fixture("aws-kubeadm-nodes.yaml"),
+    );
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("  deleting (deletionTimestamp 2026-01-05T10:00:00Z): upstream matches no Nodes for a deleting MachinePool (machinepool_controller_noderef.go lines 60-63: reconcileNodeRefs returns at once)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  INFO  1 of 3 listed instances still have a Node, 2 have none: the deletion under way, not an error"),
+        "{out}"
+    );
+    assert!(out.contains("  OK deleting: no Node matching"), "{out}");
+    assert!(!out.contains("provider ID without Node"), "{out}");
+    assert!(!out.contains("upstream: "), "{out}");
+}

@@ -47,6 +47,7 @@ use serde_json::Value;
 use crate::apiservers::{ApiServerOutlook, RolloutModel};
 use crate::document::{group_of, object_label, str_at};
 use crate::skew::VersionAt;
+use crate::topology::TopologyInputs;
 
 /// The API group every Cluster API control plane provider uses for its kinds.
 pub const CONTROL_PLANE_GROUP: &str = "controlplane.cluster.x-k8s.io";
@@ -432,6 +433,8 @@ pub struct ControlPlanes {
     clusters: BTreeMap<Key, ClusterSpec>,
     /// `(group, kind, namespace, name)` -> candidate.
     candidates: BTreeMap<(String, String, String, String), Candidate>,
+    /// What upstream's topology controller reads of the ClusterClass clusters.
+    topology: TopologyInputs,
 }
 
 fn label(kind: &str, (ns, name): (&str, &str), field: &str) -> String {
@@ -445,11 +448,18 @@ impl ControlPlanes {
         Self::default()
     }
 
+    /// The ClusterClass clusters of the stream, as upstream's topology controller reads them.
+    #[must_use]
+    pub fn topology(&self) -> &TopologyInputs {
+        &self.topology
+    }
+
     /// Reads a document: a `cluster.x-k8s.io` Cluster, or any object with a `spec.version`,
     /// `status.version` or `status.versions` (a control plane when a Cluster names it, or when it is in the
     /// `controlplane.cluster.x-k8s.io` group). Returns whether the document is a Cluster or
     /// a control plane of that group.
     pub fn add(&mut self, doc: &Value) -> bool {
+        self.topology.add(doc);
         let api_version = str_at(doc, "/apiVersion").unwrap_or_default();
         let kind = str_at(doc, "/kind").unwrap_or_default();
         let group = group_of(api_version);

@@ -9,6 +9,10 @@
 //! * [`apiservers`]: which of them run now and next, by what each control plane kind does
 //!   with its desired version (KubeadmControlPlane, the contract, EKS, the topology
 //!   controller), with the source lines.
+//! * [`upgrade_plan`]: upstream's upgrade plan for a ClusterClass cluster and the versions
+//!   its topology controller writes next (Cluster API v1.14.2, held to its running code);
+//!   [`topology`] reads them from a stream and judges every pool of the cluster, owned by
+//!   the topology or not, against the step the control plane takes next.
 //! * [`change`]: what an update of a pool will do to its instances (version rollouts,
 //!   renamed bootstrap configs, in-place edits that never roll out); bootstrap configs are
 //!   compared at one API version ([`kubeadm_config`]).
@@ -51,6 +55,8 @@ mod document;
 pub mod kubeadm_config;
 mod pool;
 pub mod skew;
+pub mod topology;
+pub mod upgrade_plan;
 #[cfg(feature = "validation")]
 mod validation;
 

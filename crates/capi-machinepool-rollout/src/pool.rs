@@ -40,6 +40,12 @@ pub fn kubelet_versions(pool: &v1beta2::MachinePool) -> Vec<VersionAt> {
 /// [`skew::SkewRule::NotChecked`] finding that says what is missing. A pool without a version
 /// (no `spec.template.spec.version`, no `status.versions`) gets a
 /// [`skew::SkewRule::NotChecked`] note. Silence always means "checked and within the policy".
+///
+/// In a ClusterClass cluster whose control plane is in the input, the pool is also judged
+/// against the step upstream's topology controller takes next
+/// ([`topology::step_verdicts`](crate::topology::step_verdicts)): a note naming the step and
+/// its plan, and an [`skew::SkewRule::UpstreamBreaksPool`] error when that step leaves a
+/// kubelet of the pool outside the policy.
 #[must_use]
 pub fn pool_skew(
     pool: &v1beta2::MachinePool,
@@ -55,9 +61,16 @@ pub fn pool_skew(
         note.severity = None;
         return vec![note];
     }
-    control_planes
-        .for_cluster(namespace, &pool.spec.cluster_name)
-        .check_kubelets(&kubelets, fallback)
+    let versions = control_planes.for_cluster(namespace, &pool.spec.cluster_name);
+    let mut findings = versions.check_kubelets(&kubelets, fallback);
+    if matches!(versions, ControlPlaneVersions::Found(_))
+        && let Some(plan) = control_planes
+            .topology()
+            .state_for(namespace, &pool.spec.cluster_name)
+    {
+        findings.extend(crate::topology::step_verdicts(&plan, pool, &kubelets));
+    }
+    findings
 }
 
 impl ControlPlaneVersions {

@@ -170,6 +170,13 @@ pub enum SkewRule {
     /// The kubelet fits what runs now and next, but not a desired version reached by later
     /// steps (EKS): upgrade the pool before the control plane takes them (a note).
     DesiredNarrowsWindow,
+    /// The step upstream's topology controller takes next for a ClusterClass cluster's
+    /// control plane, and the plan it comes from (a note,
+    /// [`topology`](crate::topology)).
+    TopologyNextStep,
+    /// The step upstream's topology controller takes next leaves a kubelet of the pool
+    /// outside the policy (an error naming the step and why upstream does not wait).
+    UpstreamBreaksPool,
 }
 
 impl SkewRule {
@@ -187,6 +194,8 @@ impl SkewRule {
             Self::NotChecked => "not-checked",
             Self::ControlPlaneUpgrading => "control-plane-upgrading",
             Self::DesiredNarrowsWindow => "desired-narrows-window",
+            Self::TopologyNextStep => "topology-next-step",
+            Self::UpstreamBreaksPool => "upstream-breaks-pool",
         }
     }
 }

@@ -27,6 +27,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use capi_diagnostics::excerpt::printable;
 use capi_diagnostics::{Excerpt, Severity};
 use capi_machinepool_admission::{Admission, Finding as AdmissionFinding};
 use capi_machinepool_api::constants::is_machine_pool;
@@ -105,14 +106,18 @@ impl PoolReport {
     }
 }
 
+/// One line per pool and per finding: everything taken from the input (the source's file
+/// name, the pool's name, field names and values in findings) is passed through
+/// [`printable`], so no input starts a line of its own (a forged CI workflow command) or
+/// sends a terminal escape.
 impl fmt::Display for PoolReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let verdict = if self.is_valid() { "ok" } else { "invalid" };
         writeln!(
             f,
             "{} MachinePool {} ({}): {verdict}",
-            self.source,
-            self.name,
+            printable(&self.source),
+            printable(&self.name),
             Excerpt::new(&self.api_version)
         )?;
         for (severity, label) in [
@@ -121,7 +126,7 @@ impl fmt::Display for PoolReport {
             (None, "note   "),
         ] {
             for finding in self.findings_of(severity) {
-                writeln!(f, "  {label} {finding}")?;
+                writeln!(f, "  {label} {}", printable(&finding.to_string()))?;
             }
         }
         Ok(())
@@ -221,8 +226,10 @@ impl<'a> Validation<'a> {
     /// stored object, when there is one); Clusters and control planes are remembered for the
     /// skew check; bootstrap configs and InfraMachinePools for the comparison.
     pub fn add(&mut self, source: impl Into<String>, doc: &Value) {
+        // Every document: the topology controller's view of a ClusterClass cluster reads its
+        // MachinePools too.
+        self.control_planes.add(doc);
         if !is_machine_pool(doc) {
-            self.control_planes.add(doc);
             if self.stored.is_some() {
                 self.referenced.add(doc);
             }

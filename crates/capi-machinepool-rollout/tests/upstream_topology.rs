@@ -56,7 +56,9 @@ fn pool(i: usize, version: &str) -> Value {
     json!({
         "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool",
         "metadata": {"name": format!("pool-{i}"), "namespace": "default",
-            "labels": {"cluster.x-k8s.io/cluster-name": "c"}},
+            "labels": {"cluster.x-k8s.io/cluster-name": "c",
+                "topology.cluster.x-k8s.io/owned": "",
+                "topology.cluster.x-k8s.io/pool-name": format!("pool-{i}")}},
         "spec": {"clusterName": "c", "replicas": 1, "template": {"spec": {
             "clusterName": "c", "version": version,
             "bootstrap": {"dataSecretName": "boot"},
@@ -186,8 +188,8 @@ proptest! {
 /// 1.25 only two minors behind kube-apiserver (kubernetes/website
 /// `content/en/releases/version-skew-policy.md` before v1.28: "kubelet must not be newer than
 /// kube-apiserver, and may be up to two minor versions older"), so our verdict fails the pool
-/// after that step: the one place where "the topology version is a plan" does not keep a pool
-/// safe, and why the pool is reported at the edge of its window before it.
+/// after that step, and since issue 61 already before it: the step upstream takes next breaks
+/// the pool (`upstream-breaks-pool`, error), where it was a warning at the edge of the window.
 #[test]
 fn a_pre_1_25_kubelet_is_where_upstream_plans_past_the_window() {
     let pools = ["v1.24.3".to_owned()];
@@ -196,12 +198,11 @@ fn a_pre_1_25_kubelet_is_where_upstream_plans_past_the_window() {
     };
     assert_eq!(answer["next"], "v1.27.0", "{answer}");
     let before = validate(&whole("v1.27.0", "v1.26.0", "v1.26.0", &pools));
-    assert_eq!(skew_errors(&before), [false]);
-    let warned = before.pools[0]
-        .findings
-        .iter()
-        .any(|f| matches!(f, PoolFinding::Skew(s) if s.severity == Some(Severity::Warning)));
-    assert!(warned, "{before}");
+    assert_eq!(skew_errors(&before), [true], "{before}");
+    let broken = before.pools[0].findings.iter().any(|f| {
+        matches!(f, PoolFinding::Skew(s) if s.rule == capi_machinepool_rollout::skew::SkewRule::UpstreamBreaksPool)
+    });
+    assert!(broken, "{before}");
     let after = validate(&whole("v1.27.0", "v1.27.0", "v1.26.0", &pools));
     assert_eq!(skew_errors(&after), [true], "{after}");
 }
@@ -211,7 +212,8 @@ fn a_pre_1_25_kubelet_is_where_upstream_plans_past_the_window() {
 /// not among the versions upstream knows (`DefaultAndValidateUpgradePlans`, "this should never
 /// happen": it returns `Wrapf` of a nil error, that is no plan and no error), so the control
 /// plane moves to 1.30 and the pool at 1.26, inside the window before, is left four minors
-/// behind. Our verdict fails the cluster before the step (the pool at 1.25) and both pools after.
+/// behind. Our verdict fails both pools before the step (the pool at 1.25 is too old already;
+/// since issue 61 the pool at 1.26 too, as upstream's next step breaks it) and after it.
 #[test]
 fn one_pool_out_of_the_window_no_longer_holds_upstreams_control_plane() {
     let pools = ["v1.26.0".to_owned(), "v1.25.0".to_owned()];
@@ -222,7 +224,7 @@ fn one_pool_out_of_the_window_no_longer_holds_upstreams_control_plane() {
     assert_eq!(answer["next"], "v1.30.0", "{answer}");
     assert_eq!(answer["workersPlan"], Value::Null, "{answer}");
     let before = validate(&whole("v1.30.0", "v1.29.0", "v1.29.0", &pools));
-    assert_eq!(skew_errors(&before), [false, true], "{before}");
+    assert_eq!(skew_errors(&before), [true, true], "{before}");
     let after = validate(&whole("v1.30.0", "v1.30.0", "v1.29.0", &pools));
     assert_eq!(skew_errors(&after), [true, true], "{after}");
 }

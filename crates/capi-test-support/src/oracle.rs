@@ -1,8 +1,12 @@
 //! Upstream Cluster API as a live oracle: the Go program `tests/go/oracle` (built with
-//! [`build_go_tool`]) answers JSON requests, one per line, with
+//! [`build_go_tool_reexporting`]) answers JSON requests, one per line, with
 //! upstream's own functions (MachinePool conversion, `util/conversion` conversion data,
-//! `util/labels/format`, `util/conditions` summary and mirror). One process per test binary,
-//! shared by its tests.
+//! `util/labels/format`, `util/conditions` summary and mirror, the topology controller's
+//! upgrade plan and version computation). One process per test binary, shared by its tests.
+//!
+//! The topology controller's version computation is unexported upstream: the oracle is built
+//! against a copy of Cluster API made at build time with `tests/go/oracle/reexport/desiredstate.go.txt`
+//! added ([`REEXPORT`]); nothing of upstream is committed.
 //!
 //! Without a Go toolchain [`oracle`] returns `None` after a visible
 //! `skipped: no Go toolchain`; with `CAPI_REQUIRE_GO=1` it fails instead.
@@ -13,10 +17,18 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 
-use crate::go_tool::build_go_tool;
+use crate::go_tool::{Reexport, build_go_tool_reexporting};
 
 /// The Go module of the oracle, relative to the workspace root.
 pub const MODULE: &str = "tests/go/oracle";
+
+/// The re-export the oracle is built with (`topology-next-versions`).
+pub const REEXPORT: Reexport<'static> = Reexport {
+    module: "sigs.k8s.io/cluster-api",
+    package_dir: "exp/topology/desiredstate",
+    file: "tests/go/oracle/reexport/desiredstate.go.txt",
+    tag: "oracle_reexport",
+};
 
 /// A running oracle process.
 pub struct Oracle {
@@ -81,7 +93,7 @@ pub fn oracle() -> Option<&'static Oracle> {
     static ORACLE: OnceLock<Option<Oracle>> = OnceLock::new();
     ORACLE
         .get_or_init(|| {
-            let bin = build_go_tool(MODULE, ".", "capi-oracle")?;
+            let bin = build_go_tool_reexporting(MODULE, ".", "capi-oracle", &REEXPORT)?;
             let mut child = Command::new(&bin)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())

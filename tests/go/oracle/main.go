@@ -185,6 +185,8 @@ func handle(line []byte) (ans answer) {
 		return machinePoolUpgrading(line)
 	case "topology-next-control-plane-version":
 		return topologyNextControlPlaneVersion(line)
+	case "topology-next-versions":
+		return topologyNextVersions(line)
 	default:
 		return fail(fmt.Errorf("unknown op %q", req.Op))
 	}

@@ -258,6 +258,55 @@ pub fn joining_allowance(phase: Option<&str>, desired: Option<i64>, ready: Optio
     }
 }
 
+/// Whether upstream's MachinePool controller matches a pool's `providerIDList` with Nodes.
+///
+/// A deleting MachinePool (`metadata.deletionTimestamp` set) is not matched:
+/// `reconcileNodeRefs` returns before looking at any Node
+/// (`core/reconcilers/machinepool/machinepool_controller_noderef.go` lines 60-63 at v1.14.2),
+/// and `reconcileDelete` (`machinepool_controller.go`) deletes the pool's infrastructure, then
+/// the Nodes its `status.nodeRefs` name. Listed instances whose Node is already gone are
+/// that deletion under way, not an error.
+///
+/// ```
+/// use capi_contract::provider_ids::NodeMatching;
+/// assert_eq!(NodeMatching::of_pool(None), NodeMatching::Matched);
+/// assert!(NodeMatching::of_pool(Some("2026-01-05T10:00:00Z")).is_deleting());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum NodeMatching {
+    /// Upstream matches the listed IDs with Nodes (`getNodeReferences`).
+    Matched,
+    /// The pool is deleting: upstream matches no Node.
+    Deleting {
+        /// `metadata.deletionTimestamp`.
+        since: String,
+    },
+}
+
+impl NodeMatching {
+    /// What upstream does for a pool with this `metadata.deletionTimestamp` (an empty one is
+    /// unset, as Go's zero time).
+    #[must_use]
+    pub fn of_pool(deletion_timestamp: Option<&str>) -> Self {
+        match deletion_timestamp.filter(|t| !t.is_empty()) {
+            Some(since) => Self::Deleting {
+                since: since.to_owned(),
+            },
+            None => Self::Matched,
+        }
+    }
+
+    /// True for a deleting pool.
+    #[must_use]
+    pub fn is_deleting(&self) -> bool {
+        matches!(self, Self::Deleting { .. })
+    }
+
+    /// Why upstream matches no Node of a deleting pool, with its source.
+    pub const DELETING: &'static str = "upstream matches no Nodes for a deleting MachinePool (machinepool_controller_noderef.go lines 60-63: reconcileNodeRefs returns at once) and deletes its infrastructure, then the Nodes its status.nodeRefs name (machinepool_controller.go reconcileDelete)";
+}
+
 /// The outcome of matching every given pool of a cluster with its Nodes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

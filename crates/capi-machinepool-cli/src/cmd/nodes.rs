@@ -15,8 +15,8 @@ use std::process::ExitCode;
 use capi_contract::fields::infra_machine_pool::{PROVIDER_ID_LIST, REPLICAS};
 use capi_contract::fields::machine_pool::INFRASTRUCTURE_REF;
 use capi_contract::provider_ids::{
-    ClusterNodeReport, Difference, NodeReport, OwnedList, Ownership, UNINITIALIZED_TAINT,
-    joining_allowance, match_pools, nodes_from_value, ownership,
+    ClusterNodeReport, Difference, NodeMatching, NodeReport, OwnedList, Ownership,
+    UNINITIALIZED_TAINT, joining_allowance, match_pools, nodes_from_value, ownership,
 };
 use capi_diagnostics::excerpt::excerpt;
 use serde_json::{Value, json};
@@ -41,13 +41,16 @@ struct Pool {
     joining: (usize, String),
     /// An InfraMachinePool's owner reference to its MachinePool (`namespace/name`).
     owner_ref: Option<String>,
+    /// Whether upstream matches its Nodes (not for a deleting pool; an InfraMachinePool
+    /// follows its MachinePool).
+    matching: NodeMatching,
     /// A MachinePool's `spec.template.spec.infrastructureRef` (`kind`, `namespace/name`).
     infra_ref: Option<(String, String)>,
 }
 
 impl Pool {
     fn is_clean(&self, r: &NodeReport) -> bool {
-        r.is_clean_while_joining(self.joining.0)
+        self.matching.is_deleting() || r.is_clean_while_joining(self.joining.0)
     }
 }
 
@@ -260,8 +263,13 @@ fn pool(value: &Value, source: String) -> Result<Option<Pool>, Failure> {
         joining,
         owner_ref,
         infra_ref,
+        matching: NodeMatching::of_pool(meta["deletionTimestamp"].as_str()),
     }))
 }
+
+/// What an InfraMachinePool takes from its MachinePool: the owner, the scale-up allowance and
+/// whether upstream matches Nodes.
+type Inherited = (String, (usize, String), NodeMatching);
 
 fn read_pools(path: &Path) -> Result<Vec<Pool>, Failure> {
     let mut pools = Vec::new();
@@ -281,26 +289,39 @@ fn read_pools(path: &Path) -> Result<Vec<Pool>, Failure> {
     }
     // An InfraMachinePool without an owner reference belongs to the given MachinePool whose
     // infrastructureRef names it, and scales with it.
-    let machine_pools: Vec<(String, String, (usize, String))> = pools
+    let machine_pools: Vec<(String, &Pool)> = pools
         .iter()
         .filter_map(|p| {
             let (kind, name) = p.infra_ref.clone()?;
-            Some((format!("{kind} {name}"), p.name.clone(), p.joining.clone()))
+            Some((format!("{kind} {name}"), p))
         })
         .collect();
-    for p in pools.iter_mut().filter(|p| p.kind != "MachinePool") {
+    let mut inherited: Vec<Option<Inherited>> = Vec::new();
+    for p in &pools {
         let key = format!("{} {}", p.kind, p.name);
-        if let Some((_, owner, joining)) = machine_pools.iter().find(|(k, _, _)| *k == key) {
-            if p.owner_ref.is_none() {
-                p.owner.clone_from(owner);
-                p.owner_known = true;
-            }
-            p.joining = joining.clone();
-        } else if let Some((_, _, joining)) = machine_pools
-            .iter()
-            .find(|(_, owner, _)| Some(owner) == p.owner_ref.as_ref())
-        {
-            p.joining = joining.clone();
+        let from = (p.kind != "MachinePool")
+            .then(|| {
+                machine_pools.iter().find(|(k, _)| *k == key).or_else(|| {
+                    machine_pools
+                        .iter()
+                        .find(|(_, mp)| Some(&mp.name) == p.owner_ref.as_ref())
+                })
+            })
+            .flatten();
+        inherited
+            .push(from.map(|(_, mp)| (mp.name.clone(), mp.joining.clone(), mp.matching.clone())));
+    }
+    for (p, from) in pools.iter_mut().zip(inherited) {
+        let Some((owner, joining, matching)) = from else {
+            continue;
+        };
+        if p.owner_ref.is_none() {
+            p.owner = owner;
+            p.owner_known = true;
+        }
+        p.joining = joining;
+        if !p.matching.is_deleting() {
+            p.matching = matching;
         }
     }
     Ok(pools)
@@ -487,6 +508,23 @@ fn render_cluster(out: &mut String, pools: &[Pool], c: &ClusterNodeReport) {
     }
 }
 
+/// A deleting pool: what upstream does instead of matching, and how far the deletion is.
+fn render_deleting(out: &mut String, since: &str, r: &NodeReport) {
+    let _ = writeln!(
+        out,
+        "  deleting (deletionTimestamp {}): {}",
+        excerpt(since),
+        NodeMatching::DELETING
+    );
+    let listed = r.matched.len() + r.ids_without_node.len();
+    let _ = writeln!(
+        out,
+        "  INFO  {} of {listed} listed instances still have a Node, {} have none: the deletion under way, not an error",
+        r.matched.len(),
+        r.ids_without_node.len()
+    );
+}
+
 fn text(pools: &[Pool], c: &ClusterNodeReport, o: &Ownership, node_count: usize) -> String {
     let mut out = String::new();
     for (p, r) in pools.iter().zip(&c.pools) {
@@ -499,6 +537,15 @@ fn text(pools: &[Pool], c: &ClusterNodeReport, o: &Ownership, node_count: usize)
             p.source,
             p.list.iter().filter(|id| !id.is_empty()).count()
         );
+        if let NodeMatching::Deleting { since } = &p.matching {
+            render_deleting(&mut out, since, r);
+            render_ownership(&mut out, p, o);
+            let (shared, claimed) = o.of_pool(&p.owner);
+            if shared.is_empty() && claimed.is_empty() {
+                out.push_str("  OK deleting: no Node matching\n");
+            }
+            continue;
+        }
         let ready = r.matched.iter().filter(|m| m.ready).count();
         let _ = writeln!(out, "  matched: {} ({ready} Ready)", r.matched.len());
         render_problems(&mut out, p, r);
@@ -532,7 +579,7 @@ fn json(
         .zip(&c.pools)
         .map(|(p, r)| {
             json!({"kind": p.kind, "name": p.name, "source": p.source, "owner": p.owner,
-                   "replicas": p.replicas, "joining": p.joining.0,
+                   "replicas": p.replicas, "joining": p.joining.0, "nodeMatching": p.matching,
                    "clean": p.is_clean(r), "report": r})
         })
         .collect();
