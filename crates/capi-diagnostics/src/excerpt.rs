@@ -59,6 +59,34 @@ pub fn is_escaped(c: char) -> bool {
         || ('\u{2066}'..='\u{2069}').contains(&c)
 }
 
+/// `text` with every [`is_escaped`] character written as its Rust escape (`\u{a}` for a line
+/// feed, `\u{202e}` for a bidi override), whole: the one escaping every renderer applies to
+/// input it prints in text (a report line, a log field, an error message), so that input
+/// can neither start a line of its own (a forged `::error` workflow command), nor move the
+/// cursor, set a terminal title or reorder what is shown. Unlike [`Excerpt`] nothing is cut.
+///
+/// ```
+/// use capi_diagnostics::excerpt::printable;
+/// assert_eq!(printable("ok"), "ok");
+/// assert_eq!(printable("a\n::error file=x::y"), "a\\u{a}::error file=x::y");
+/// assert_eq!(printable("\u{1b}]0;title\u{7}\u{202e}"), "\\u{1b}]0;title\\u{7}\\u{202e}");
+/// ```
+#[must_use]
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_escaped) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if is_escaped(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Serialized JSON text with every [`is_escaped`] character written as a `\uXXXX` escape.
 ///
 /// JSON only allows such characters inside strings (outside them they are not valid

@@ -127,3 +127,71 @@ fn json_nodes_report_escapes_bidi_and_line_separators() {
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert!(value.to_string().contains(&id), "{value}");
 }
+
+/// What a pull request can put in a name: a line break followed by a GitHub workflow command
+/// (the runner obeys one at the start of any line of the log), an OSC sequence that sets the
+/// terminal title and rings the bell, and a right-to-left override.
+const FORGED: &str =
+    "\\n::error file=README.md,line=1,title=INJECTED::forged\\u001b]0;title\\u0007\\u202e";
+
+/// No line of `out` starts with the forged command, and no escape, bell or bidi override
+/// reaches it raw.
+fn assert_contained(what: &str, out: &str) {
+    for line in out.lines() {
+        assert!(
+            !line.trim_start().starts_with("::error file=README.md"),
+            "{what}: a forged workflow command starts a line: {line:?}"
+        );
+    }
+    for c in ['\u{1b}', '\u{7}', '\u{202e}'] {
+        assert!(!out.contains(c), "{what}: {c:?} printed raw: {out:?}");
+    }
+}
+
+/// Issue 65: a CRD property name that forges a workflow command is escaped by every format
+/// of `check` (it is quoted by the `crd-valid` finding of its bad type).
+#[test]
+fn every_check_format_keeps_a_forged_property_name_on_its_line() {
+    let crd = format!(
+        r#"{{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+ "metadata": {{"name": "evilmachinepools.infrastructure.cluster.x-k8s.io", "labels": {{"cluster.x-k8s.io/v1beta2": "v1beta2"}}}},
+ "spec": {{"group": "infrastructure.cluster.x-k8s.io", "scope": "Namespaced",
+  "names": {{"kind": "EvilMachinePool", "listKind": "EvilMachinePoolList", "plural": "evilmachinepools", "singular": "evilmachinepool"}},
+  "versions": [{{"name": "v1beta2", "served": true, "storage": true, "subresources": {{"status": {{}}}},
+   "schema": {{"openAPIV3Schema": {{"type": "object", "properties": {{"spec": {{"type": "object", "properties": {{
+     "providerIDList": {{"type": "array", "items": {{"type": "string"}}}},
+     "x{FORGED}": {{"type": "bogus"}}}}}}}}}}}}}}]}}}}"#
+    );
+    let mut quoted_somewhere = false;
+    for format in ["text", "json", "junit", "github", "sarif"] {
+        let o = run(&["check", "--format", format, "-"], Some(crd.as_bytes()));
+        let out = format!("{}{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.status.code(), Some(1), "{format}: {out}");
+        assert_contained(format, &out);
+        quoted_somewhere |= out.contains("INJECTED");
+    }
+    assert!(quoted_somewhere, "the forged name is quoted by a finding");
+}
+
+/// Issue 65: `validate` quotes an unknown field's name escaped (before: printed raw, so the
+/// name forged a GitHub annotation on standard output).
+#[test]
+fn validate_keeps_a_forged_unknown_field_name_on_its_line() {
+    let pool = format!(
+        r#"{{"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool",
+ "metadata": {{"name": "workers", "namespace": "default"}},
+ "spec": {{"clusterName": "c", "x{FORGED}": 1, "template": {{"spec": {{"clusterName": "c",
+   "bootstrap": {{"dataSecretName": "s"}},
+   "infrastructureRef": {{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "FooMachinePool", "name": "p"}}}}}}}}}}"#
+    );
+    let o = run(
+        &["validate", "--control-plane-version", "v1.33.0", "-f", "-"],
+        Some(pool.as_bytes()),
+    );
+    let out = format!("{}{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains("INJECTED"),
+        "the unknown field is reported: {out}"
+    );
+    assert_contained("validate", &out);
+}

@@ -1,13 +1,16 @@
 //! Conversion errors.
 
 use capi_contract::labels::ContractVersionError;
+use capi_diagnostics::excerpt::printable;
 
 /// Why an apiVersion could not be resolved for a GroupKind.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
     /// No CRD (or static entry) is known for the GroupKind.
     #[error(
-        "failed to get apiVersion for kind {kind} (group {group:?}): no CustomResourceDefinition {crd_name} is known"
+        "failed to get apiVersion for kind {} (group {group:?}): no CustomResourceDefinition {} is known",
+        printable(.kind),
+        printable(.crd_name)
     )]
     NotFound {
         /// API group.
@@ -18,7 +21,7 @@ pub enum ResolveError {
         crd_name: String,
     },
     /// The CRD exists but its contract labels give no version.
-    #[error("failed to get apiVersion for kind {kind} (group {group:?})")]
+    #[error("failed to get apiVersion for kind {} (group {group:?})", printable(.kind))]
     Contract {
         /// API group.
         group: String,
@@ -72,7 +75,7 @@ pub enum ConversionError {
         supported: Vec<String>,
     },
     /// The object does not decode as its apiVersion's type.
-    #[error("failed to decode {api_version} object")]
+    #[error("failed to decode {} object", printable(.api_version))]
     Decode {
         /// The apiVersion decoded as.
         api_version: String,
@@ -81,7 +84,7 @@ pub enum ConversionError {
         source: serde_json::Error,
     },
     /// A v1beta1 reference's apiVersion is not a GroupVersion.
-    #[error("failed to parse apiVersion: unexpected GroupVersion string: {0}")]
+    #[error("failed to parse apiVersion: unexpected GroupVersion string: {}", printable(.0))]
     InvalidGroupVersion(String),
     /// A reference's apiVersion could not be resolved. Its text is the [`ResolveError`]'s:
     /// the caller names the object being converted, once.
@@ -93,4 +96,28 @@ pub enum ConversionError {
     /// The converted object failed to encode (never expected).
     #[error("failed to encode the converted object")]
     Encode(#[source] serde_json::Error),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 65: a kind or apiVersion from the review is escaped in the message (the
+    /// webhook logs it; before, a U+202E in the kind reached the log raw).
+    #[test]
+    fn input_in_messages_is_escaped() {
+        let err = ResolveError::NotFound {
+            group: "infrastructure.cluster.x-k8s.io".into(),
+            kind: "Evil\u{202e}Pool\n::error::x".into(),
+            crd_name: "evil\u{1b}[31m.infrastructure.cluster.x-k8s.io".into(),
+        };
+        let text = err.to_string();
+        assert!(
+            !text.contains('\u{202e}') && !text.contains('\n') && !text.contains('\u{1b}'),
+            "{text:?}"
+        );
+        assert!(text.contains("Evil\\u{202e}Pool\\u{a}::error::x"), "{text}");
+        let err = ConversionError::InvalidGroupVersion("a/b/c\u{2028}".into());
+        assert!(err.to_string().ends_with("a/b/c\\u{2028}"), "{err}");
+    }
 }

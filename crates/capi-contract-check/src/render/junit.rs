@@ -5,9 +5,14 @@ use std::fmt::Write;
 
 use crate::report::{Outcome, Report};
 
-/// Escapes text for XML attributes and content (characters XML 1.0 cannot carry become
-/// U+FFFD: control characters other than tab, LF and CR, and the noncharacters U+FFFE and
-/// U+FFFF, outside the `Char` production of XML 1.0, section 2.2).
+/// Escapes text for XML attributes and content: the five markup characters as entities,
+/// tab, LF and CR as character references (so a value never breaks the report's lines: a
+/// line of the file cannot start with text from the input, such as a `::error` workflow
+/// command a CI log would obey, and an attribute keeps them instead of normalising them to
+/// spaces), and the characters XML 1.0 cannot carry as U+FFFD (control characters other
+/// than tab, LF and CR, and the noncharacters U+FFFE and U+FFFF, outside the `Char`
+/// production of XML 1.0, section 2.2). The report's own line breaks are written around
+/// escaped values, never through this function.
 #[must_use]
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -18,11 +23,21 @@ pub fn escape(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
+            '\t' => out.push_str("&#9;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
             c if !is_xml_char(c) => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }
     out
+}
+
+/// [`escape`] of input text made printable first (bidi overrides and terminal escapes
+/// written as `\u{…}`, long text cut): what the report quotes from CRDs, objects and the
+/// API server.
+fn quoted(s: &str) -> String {
+    escape(&super::printable(s))
 }
 
 /// True for the characters of XML 1.0's `Char` production (section 2.2): tab, LF, CR,
@@ -47,9 +62,9 @@ pub fn junit(report: &Report) -> String {
             .iter()
             .filter(|f| f.outcome == Outcome::Fail)
             .count();
-        let name = escape(&super::printable(&subject.to_string()));
+        let name = quoted(&subject.to_string());
         let location = subject.source.as_ref().map_or_else(String::new, |s| {
-            format!(" file=\"{}\" line=\"{}\"", escape(&s.file), s.line)
+            format!(" file=\"{}\" line=\"{}\"", quoted(&s.file), s.line)
         });
         let _ = writeln!(
             out,
@@ -61,9 +76,9 @@ pub fn junit(report: &Report) -> String {
                 out,
                 "    <testcase classname=\"{name}\" name=\"{} {}\"{location}",
                 escape(f.rule.id),
-                escape(&f.path)
+                quoted(&f.path)
             );
-            let message = escape(&super::printable(&f.message));
+            let message = quoted(&f.message);
             match f.outcome {
                 Outcome::Pass => out.push_str("/>\n"),
                 Outcome::Fail => {
@@ -71,7 +86,7 @@ pub fn junit(report: &Report) -> String {
                         out,
                         ">\n      <failure message=\"{message}\" type=\"{}\">{message}\nfix: {}\n{}</failure>\n    </testcase>",
                         f.level,
-                        escape(&f.fix),
+                        quoted(&f.fix),
                         escape(&f.url)
                     );
                 }
@@ -104,7 +119,21 @@ mod tests {
         );
         assert_eq!(
             escape("\t\n\r\u{fffd}\u{10000}<&"),
-            "\t\n\r\u{fffd}\u{10000}&lt;&amp;"
+            "&#9;&#10;&#13;\u{fffd}\u{10000}&lt;&amp;"
         );
+    }
+
+    /// Issue 65: a CRD property name with a line break and a workflow command in it cannot
+    /// start a line of the report (a CI log that prints the file would obey it).
+    #[test]
+    fn input_never_starts_a_line_of_the_report() {
+        let forged =
+            "replicas\n::error file=README.md,line=1,title=INJECTED::x\u{1b}]0;t\u{7}\u{202e}";
+        let quoted = quoted(forged);
+        assert!(
+            !quoted.contains('\n') && !quoted.contains('\u{1b}') && !quoted.contains('\u{202e}')
+        );
+        assert!(quoted.starts_with("replicas\\u{a}::error"), "{quoted}");
+        assert_eq!(escape("a\nb"), "a&#10;b");
     }
 }

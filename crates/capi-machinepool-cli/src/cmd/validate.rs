@@ -9,6 +9,8 @@ use capi_machinepool_admission::Admission;
 use capi_machinepool_rollout::skew::{SkewRule, VersionAt};
 use capi_machinepool_rollout::{PoolFinding, Validation};
 
+use capi_diagnostics::excerpt::printable;
+
 use crate::output::{Failure, Output};
 
 /// What `--control-plane-version` is called where a finding quotes it.
@@ -40,12 +42,12 @@ pub fn run(
     }
     if let Some(old) = old {
         crate::input::stdin_once([file, old])?;
-        crate::input::for_each_object(old, |_, value| {
+        crate::input::for_each_object_as_sent(old, |_, value| {
             validation.add_stored(&value);
             Ok(())
         })?;
     }
-    crate::input::for_each_object(file, |source, value| {
+    crate::input::for_each_object_as_sent(file, |source, value| {
         if let Some(server) = &server
             && value["kind"] == "MachinePool"
             && value["apiVersion"]
@@ -71,8 +73,9 @@ pub fn run(
                     server.url()
                 );
             }
+            // The server's causes quote the input (field names, values): escaped.
             for line in answer {
-                let _ = writeln!(text, "  server  error   {line}");
+                let _ = writeln!(text, "  server  error   {}", printable(line));
             }
         }
         let unchecked = pool
@@ -86,7 +89,7 @@ pub fn run(
     let _ = writeln!(
         text,
         "{}: {} MachinePool(s), {} invalid",
-        file.display(),
+        printable(&file.display().to_string()),
         report.pools.len(),
         report.invalid()
     );
