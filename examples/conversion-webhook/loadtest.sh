@@ -55,8 +55,14 @@ for _ in $(seq 50); do
   curl -skf https://127.0.0.1:19443/readyz >/dev/null 2>&1 && break || sleep 0.1
 done
 echo "body: $(wc -c < "$work/review.json") bytes, 100 MachinePools per request"
-wrk -t2 -c16 -d"${duration}s" --latency -s "$work/post.lua" https://127.0.0.1:19443/convert
+wrk -t2 -c16 -d"${duration}s" --latency -s "$work/post.lua" https://127.0.0.1:19443/convert | tee "$work/load.log"
 echo "server peak RSS after the load: $(grep VmHWM /proc/$pid/status)"
+# A request lost on a connection the server closed (wrk counts it as a socket error) or a
+# non-2xx answer fails the run: wrk reconnects silently otherwise (issue 66).
+if grep -E "Socket errors|Non-2xx" "$work/load.log"; then
+  echo "FAILED: requests lost or refused under the normal load" >&2
+  exit 1
+fi
 
 # The slow-body attack: 100 TLS connections each announcing a 3 MB body and sending it in
 # 64 KB pieces, one piece a second, while the normal load runs again.

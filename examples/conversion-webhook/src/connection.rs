@@ -65,6 +65,10 @@ pub struct ConnInfo {
     shutdown: Mutex<Option<ConnectionShutdown>>,
     /// Asked to close: gracefully when `shutdown` is known, else at the next poll.
     closing: AtomicBool,
+    /// Its requests are HTTP/1 (known from the first): a close is announced on the next
+    /// response (`Connection: close`) instead of closing an idle connection under a
+    /// request the client may be sending.
+    http1: AtomicBool,
     /// The connection's reader, woken to close a connection that never sent a request.
     waker: Mutex<Option<Waker>>,
     /// When the connection was admitted.
@@ -107,6 +111,7 @@ impl ConnInfo {
             max_requests: max_requests.max(1),
             shutdown: Mutex::new(None),
             closing: AtomicBool::new(false),
+            http1: AtomicBool::new(false),
             waker: Mutex::new(None),
             opened: Instant::now(),
             aborted: AtomicBool::new(false),
@@ -165,8 +170,21 @@ impl ConnInfo {
 
     /// Counts a request on the connection (keeping the server's handle to close it); asks
     /// for a graceful close when it is the connection's last.
-    pub fn request(&self, shutdown: Option<&ConnectionShutdown>) {
+    ///
+    /// The graceful close alone does not announce itself on HTTP/1.1: a response produced
+    /// within the poll that read its request (a small review converted inline) is written
+    /// before the server's connection task sees the close, which then finds the connection
+    /// idle and closes it without `Connection: close`. So the response path asks
+    /// [`will_close`](Self::will_close) and sets the header itself (hyper closes the
+    /// connection once that response is written).
+    pub fn request(&self, shutdown: Option<&ConnectionShutdown>, version: axum::http::Version) {
         let n = self.requests.fetch_add(1, Ordering::Relaxed) + 1;
+        if version < axum::http::Version::HTTP_2 {
+            self.http1.store(true, Ordering::Relaxed);
+        }
+        if n >= self.max_requests {
+            self.closing.store(true, Ordering::Relaxed);
+        }
         if let Some(handle) = shutdown {
             let mut slot = self.shutdown.lock().unwrap_or_else(|e| e.into_inner());
             if slot.is_none() {
@@ -174,16 +192,29 @@ impl ConnInfo {
             }
         }
         if let Some(handle) = shutdown
-            && (n >= self.max_requests || self.closing.load(Ordering::Relaxed))
+            && self.will_close()
         {
             handle.graceful_shutdown();
         }
     }
 
-    /// Asks the connection to close: after its response in flight when a request was seen,
-    /// else at once.
+    /// Whether the connection closes after the response in flight: its last request was
+    /// counted, it reached its maximum age, or it was closed outright.
+    pub fn will_close(&self) -> bool {
+        self.closing.load(Ordering::Relaxed) || self.is_aborted()
+    }
+
+    /// Asks the connection to close. HTTP/2: a graceful close (GOAWAY; streams in flight
+    /// finish). HTTP/1: the next response says `Connection: close` and the connection closes
+    /// after it; closing an idle HTTP/1 connection at once would race a request the client
+    /// is sending, which it would find lost (Go does not retry a POST). A connection that
+    /// sends no request within the grace is closed outright ([`Guarded`]). Before any
+    /// request: closed at the next poll.
     fn close(&self) {
         self.closing.store(true, Ordering::Relaxed);
+        if self.http1.load(Ordering::Relaxed) {
+            return;
+        }
         let handle = self
             .shutdown
             .lock()

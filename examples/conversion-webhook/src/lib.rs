@@ -26,13 +26,17 @@
 //! they never queue behind large ones), each on a blocking thread so large reviews never
 //! stall the async executor.
 
+pub mod cli;
 mod connection;
 mod eviction;
 mod handshake;
 mod holders;
 pub mod live;
 mod metrics;
+pub mod metrics_server;
+mod process_metrics;
 mod response;
+mod tls_errors;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -55,7 +59,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tracing::{debug, info, warn};
 
 /// Server settings.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Config {
     /// Address to listen on (`127.0.0.1:0` picks a free port).
     pub addr: std::net::SocketAddr,
@@ -77,9 +81,31 @@ pub struct Config {
     pub reload_interval: Duration,
     /// Limits on slow and idle clients.
     pub limits: Limits,
-    /// Where Prometheus metrics are served over plain HTTP (`GET /metrics`); `None`: not
-    /// served.
+    /// Where Prometheus metrics are served (`GET /metrics`); `None`: not served. Plain HTTP
+    /// unless `metrics_auth` is given.
     pub metrics_addr: Option<std::net::SocketAddr>,
+    /// `Some`: metrics are served over HTTPS with the serving certificate, each request
+    /// authenticated (TokenReview) and authorized (SubjectAccessReview) through this client
+    /// ([`metrics_server`]).
+    pub metrics_auth: Option<kube::Client>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("addr", &self.addr)
+            .field("cert", &self.cert)
+            .field("key", &self.key)
+            .field("crds", &self.crds)
+            .field("live_crds", &self.live_crds)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("request_timeout", &self.request_timeout)
+            .field("reload_interval", &self.reload_interval)
+            .field("limits", &self.limits)
+            .field("metrics_addr", &self.metrics_addr)
+            .field("metrics_secure", &self.metrics_auth.is_some())
+            .finish()
+    }
 }
 
 /// Limits on connections and memory (see the example's README for the reasoning).
@@ -398,23 +424,42 @@ fn refused(
     (text(status, message), Some(reason))
 }
 
-/// The response to `/convert` on the connection `conn`, and the reason when the conversion
+/// What `/convert` answers: the response, and the reason counted when the conversion
 /// failed (the review's `result.reason`, or why no review was answered).
+type Answer = (Response, Option<&'static str>);
+
+/// The response to `/convert` on the connection `conn`, and the reason when the conversion
+/// failed: the body read within its budget and time ([`receive`]), then converted within
+/// the memory budget and the conversion timeout ([`convert_review`]).
 async fn answer(
     state: &Arc<AppState>,
     conn: Option<&Arc<connection::ConnInfo>>,
     request: Request,
     started: std::time::Instant,
-) -> (Response, Option<&'static str>) {
+) -> Answer {
+    let (body, _budget) = match receive(state, conn, request).await {
+        Ok(received) => received,
+        Err(refusal) => return refusal,
+    };
+    convert_review(state, conn, body, started).await
+}
+
+/// Reads the request's body from its lane of the body budget, within the size limit and the
+/// body timeout; the bytes and the budget they hold until the response is built.
+async fn receive(
+    state: &Arc<AppState>,
+    conn: Option<&Arc<connection::ConnInfo>>,
+    request: Request,
+) -> Result<(Vec<u8>, Vec<OwnedSemaphorePermit>), Answer> {
     // Refused before the body is read: with `Expect: 100-continue` no `100` is sent, and the
     // client learns at once instead of after sending (or after the body timeout).
     let announced = announced_length(&request);
     if announced.is_some_and(|n| n > state.max_body_bytes as u64) {
-        return refused(
+        return Err(refused(
             StatusCode::PAYLOAD_TOO_LARGE,
             "request body too large",
             "BodyTooLarge",
-        );
+        ));
     }
     let lane = if announced.is_some_and(|n| n <= SMALL_BODY_BYTES) {
         BodyLane {
@@ -428,30 +473,41 @@ async fn answer(
         }
     };
     let read = read_body(request.into_body(), lane, state.max_body_bytes);
-    let (body, _budget) = match tokio::time::timeout(state.body_read_timeout, read).await {
-        Ok(Ok(read)) => read,
-        Ok(Err(BodyError::TooLarge)) => {
-            return refused(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "request body too large",
-                "BodyTooLarge",
-            );
-        }
-        Ok(Err(BodyError::Broken)) => {
-            return refused(StatusCode::BAD_REQUEST, "request body broken", "BodyBroken");
-        }
+    match tokio::time::timeout(state.body_read_timeout, read).await {
+        Ok(Ok(read)) => Ok(read),
+        Ok(Err(BodyError::TooLarge)) => Err(refused(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request body too large",
+            "BodyTooLarge",
+        )),
+        Ok(Err(BodyError::Broken)) => Err(refused(
+            StatusCode::BAD_REQUEST,
+            "request body broken",
+            "BodyBroken",
+        )),
         Err(_) => {
             warn!(
                 timeout_ms = state.body_read_timeout.as_millis() as u64,
                 "request body too slow"
             );
-            return refused(
+            Err(refused(
                 StatusCode::REQUEST_TIMEOUT,
                 "request body not received in time",
                 "BodyTimeout",
-            );
+            ))
         }
-    };
+    }
+}
+
+/// Converts one review: admitted by memory first (its estimated cost, held until its
+/// response is sent), then one conversion per permit, both within the conversion timeout;
+/// the response holds its own size of the budget until it is written.
+async fn convert_review(
+    state: &Arc<AppState>,
+    conn: Option<&Arc<connection::ConnInfo>>,
+    body: Vec<u8>,
+    started: std::time::Instant,
+) -> Answer {
     // Admitted by memory first (its estimated cost, held until its response is sent), then
     // one conversion per permit; both within the conversion timeout. The handler itself is
     // pure and synchronous, so it runs on a blocking thread and a large review never stalls
@@ -485,47 +541,7 @@ async fn answer(
         Some((response, memory))
     };
     match tokio::time::timeout(state.timeout, conversion).await {
-        Ok(Some((Ok(response), mut memory))) => {
-            match &response.failure {
-                // The reason and the object's identity (the message names the object that
-                // failed), as controller-runtime logs a failed conversion.
-                Some(failure) => warn!(
-                    status = response.status,
-                    reason = %failure.reason,
-                    code = failure.code,
-                    error = %failure.message,
-                    elapsed_us = started.elapsed().as_micros() as u64,
-                    "conversion failed"
-                ),
-                // Each review at debug level, as controller-runtime logs a successful
-                // conversion; the metrics count them (an info line per review was a write
-                // to standard output per request, a twentieth of the server's CPU).
-                None => debug!(
-                    status = response.status,
-                    bytes = response.body.len(),
-                    cost,
-                    elapsed_us = started.elapsed().as_micros() as u64,
-                    "conversion review"
-                ),
-            }
-            let reason = response.failure.as_ref().map(|f| failure_label(&f.reason));
-            let code = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
-            // Until it is written the response holds its own size of the budget, no more: a
-            // client that does not read holds what it costs, not the conversion's estimate.
-            let held = permits_for(response.body.capacity().max(1)) as usize;
-            if held < memory.num_permits() {
-                drop(memory.split(memory.num_permits() - held));
-            }
-            let registered = conn.map(|conn| state.unsent.register(conn, response.body.len()));
-            let body = response::HeldBody::new(response.body, memory, registered);
-            let response = (
-                code,
-                [(header::CONTENT_TYPE, "application/json")],
-                Body::new(body),
-            )
-                .into_response();
-            (response, reason)
-        }
+        Ok(Some((Ok(response), memory))) => respond(state, conn, response, memory, cost, started),
         Ok(None) => refused(
             StatusCode::SERVICE_UNAVAILABLE,
             "shutting down",
@@ -553,6 +569,59 @@ async fn answer(
     }
 }
 
+/// The HTTP response of a converted review (logged: a failure at warn with its reason and
+/// object, a success at debug); until it is written it holds its own size of `memory`.
+fn respond(
+    state: &Arc<AppState>,
+    conn: Option<&Arc<connection::ConnInfo>>,
+    response: review::Response,
+    mut memory: OwnedSemaphorePermit,
+    cost: usize,
+    started: std::time::Instant,
+) -> Answer {
+    match &response.failure {
+        // The reason and the object's identity (the message names the object that
+        // failed), as controller-runtime logs a failed conversion.
+        Some(failure) => warn!(
+            status = response.status,
+            reason = %failure.reason,
+            code = failure.code,
+            // The message quotes the review (kinds, names, decode errors): escaped,
+            // so no bidi override or terminal escape reaches the log raw.
+            error = %capi_diagnostics::excerpt::printable(&failure.message),
+            elapsed_us = started.elapsed().as_micros() as u64,
+            "conversion failed"
+        ),
+        // Each review at debug level, as controller-runtime logs a successful
+        // conversion; the metrics count them (an info line per review was a write
+        // to standard output per request, a twentieth of the server's CPU).
+        None => debug!(
+            status = response.status,
+            bytes = response.body.len(),
+            cost,
+            elapsed_us = started.elapsed().as_micros() as u64,
+            "conversion review"
+        ),
+    }
+    let reason = response.failure.as_ref().map(|f| failure_label(&f.reason));
+    let code = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
+    // Until it is written the response holds its own size of the budget, no more: a
+    // client that does not read holds what it costs, not the conversion's estimate.
+    let held = permits_for(response.body.capacity().max(1)) as usize;
+    if held < memory.num_permits() {
+        drop(memory.split(memory.num_permits() - held));
+    }
+    let registered = conn.map(|conn| state.unsent.register(conn, response.body.len()));
+    let body = response::HeldBody::new(response.body, memory, registered);
+    let response = (
+        code,
+        [(header::CONTENT_TYPE, "application/json")],
+        Body::new(body),
+    )
+        .into_response();
+    (response, reason)
+}
+
 async fn healthz() -> &'static str {
     "ok"
 }
@@ -565,16 +634,34 @@ async fn readyz(State(state): State<Arc<AppState>>) -> Response {
     }
 }
 
-/// Counts the request on its connection, which is asked to close after its last one.
+/// Counts the request on its connection, which is asked to close after its last one; on
+/// HTTP/1 the response of a connection that closes after it says so (`Connection: close`),
+/// whatever path produced it, so that a client never sends its next request into a closed
+/// connection (hyper then closes once that response is written).
 async fn count_request(request: Request, next: axum::middleware::Next) -> Response {
-    if let Some(info) = request.extensions().get::<Arc<connection::ConnInfo>>() {
+    let info = request
+        .extensions()
+        .get::<Arc<connection::ConnInfo>>()
+        .cloned();
+    let http1 = request.version() < axum::http::Version::HTTP_2;
+    if let Some(info) = &info {
         info.request(
             request
                 .extensions()
                 .get::<axum_server::ConnectionShutdown>(),
+            request.version(),
         );
     }
-    next.run(request).await
+    let mut response = next.run(request).await;
+    // Asked again after the handler: the connection may have reached its maximum age
+    // while the request was converted.
+    if http1 && info.is_some_and(|info| info.will_close()) {
+        response.headers_mut().insert(
+            header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+    }
+    response
 }
 
 fn app(state: Arc<AppState>) -> Router {
@@ -600,7 +687,12 @@ fn fingerprint(path: &PathBuf) -> Option<(SystemTime, u64)> {
     Some((modified, hasher.finish()))
 }
 
-fn watch_certificates(tls: RustlsConfig, cert: PathBuf, key: PathBuf, every: Duration) {
+fn watch_certificates(
+    tls: RustlsConfig,
+    (cert, key): (PathBuf, PathBuf),
+    every: Duration,
+    metrics: Arc<metrics::Metrics>,
+) {
     tokio::spawn(async move {
         let mut seen = (fingerprint(&cert), fingerprint(&key));
         loop {
@@ -612,11 +704,15 @@ fn watch_certificates(tls: RustlsConfig, cert: PathBuf, key: PathBuf, every: Dur
             match tls.reload_from_pem_file(&cert, &key).await {
                 Ok(()) => {
                     info!(cert = %cert.display(), "reloaded TLS certificate");
+                    metrics.certificate_reloaded(true);
                     seen = now;
                 }
                 // Keep serving with the old certificate; retry on the next tick (the files may be
                 // half-written by the mounter).
-                Err(e) => warn!(error = %e, "TLS certificate reload failed"),
+                Err(e) => {
+                    metrics.certificate_reloaded(false);
+                    warn!(error = %e, "TLS certificate reload failed");
+                }
             }
         }
     });
@@ -636,65 +732,6 @@ fn close_unread_connections(unsent: &Arc<holders::Holders>, write_timeout: Durat
             unsent.close_stalled(write_timeout, false, "response write timeout");
         }
     });
-}
-
-/// Connections the metrics port serves at once (a scraper needs one).
-const METRICS_CONNECTIONS: usize = 16;
-
-/// Serves `GET /metrics` on `addr` (plain HTTP/1.1); the bound address. The port has limits of
-/// its own, so that it cannot take the webhook's file descriptors or memory: at most
-/// [`METRICS_CONNECTIONS`] connections (more are closed at once), 5 s to send the request
-/// head, 10 s per connection.
-async fn serve_metrics(
-    addr: std::net::SocketAddr,
-    metrics: Arc<metrics::Metrics>,
-) -> Result<std::net::SocketAddr, String> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("cannot listen on {addr} for metrics: {e}"))?;
-    let bound = listener
-        .local_addr()
-        .map_err(|e| format!("cannot listen on {addr} for metrics: {e}"))?;
-    let slots = Arc::new(Semaphore::new(METRICS_CONNECTIONS));
-    tokio::spawn(async move {
-        loop {
-            let Ok((tcp, _)) = listener.accept().await else {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            };
-            let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-                continue;
-            };
-            let metrics = Arc::clone(&metrics);
-            tokio::spawn(async move {
-                let _slot = slot;
-                let service =
-                    hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
-                        let metrics = Arc::clone(&metrics);
-                        async move {
-                            if request.uri().path() == "/metrics" {
-                                axum::http::Response::builder()
-                                    .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")
-                                    .body(http_body_util::Full::new(bytes::Bytes::from(
-                                        metrics.render(),
-                                    )))
-                            } else {
-                                axum::http::Response::builder()
-                                    .status(StatusCode::NOT_FOUND)
-                                    .body(http_body_util::Full::new(bytes::Bytes::new()))
-                            }
-                        }
-                    });
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .timer(hyper_util::rt::TokioTimer::new())
-                    .header_read_timeout(Duration::from_secs(5))
-                    .serve_connection(hyper_util::rt::TokioIo::new(tcp), service);
-                let _ = tokio::time::timeout(Duration::from_secs(10), connection).await;
-            });
-        }
-    });
-    info!(addr = %bound, "serving metrics");
-    Ok(bound)
 }
 
 /// The converters the webhook serves: MachinePool (its references resolved from the contract
@@ -760,18 +797,27 @@ pub async fn start(
             limits.max_concurrent_conversions,
         ),
         unsent: Arc::new(holders::Holders::default()),
-        metrics: Arc::new(metrics::Metrics::default()),
+        metrics: Arc::new(metrics::Metrics::new(config.live_crds.clone())),
     });
     let metrics_addr = match config.metrics_addr {
-        Some(addr) => Some(serve_metrics(addr, Arc::clone(&state.metrics)).await?),
+        Some(addr) => {
+            let auth = config
+                .metrics_auth
+                .clone()
+                .map(|client| metrics_server::MetricsAuth {
+                    tls: tls.clone(),
+                    client,
+                });
+            Some(metrics_server::serve(addr, Arc::clone(&state.metrics), auth).await?)
+        }
         None => None,
     };
     close_unread_connections(&state.unsent, limits.response_write_timeout);
     watch_certificates(
         tls.clone(),
-        config.cert.clone(),
-        config.key.clone(),
+        (config.cert.clone(), config.key.clone()),
         config.reload_interval,
+        Arc::clone(&state.metrics),
     );
     let handle: Handle<std::net::SocketAddr> = Handle::new();
     let stopper = handle.clone();
@@ -780,9 +826,12 @@ pub async fn start(
         info!("shutting down");
         stopper.graceful_shutdown(Some(Duration::from_secs(10)));
     });
-    let acceptor = RustlsAcceptor::new(tls)
-        .handshake_timeout(limits.handshake_timeout)
-        .acceptor(handshake::Handshakes::new(limits.max_handshakes));
+    let acceptor = tls_errors::LoggedHandshakes::new(
+        RustlsAcceptor::new(tls)
+            .handshake_timeout(limits.handshake_timeout)
+            .acceptor(handshake::Handshakes::new(limits.max_handshakes)),
+        Arc::clone(&state.metrics),
+    );
     // No byte may move for this long: longer than a request may take, so that a connection
     // waiting for its conversion's answer is not closed.
     let idle = limits

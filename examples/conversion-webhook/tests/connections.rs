@@ -417,6 +417,177 @@ async fn http2_clients_sending_pings_cannot_keep_new_ones_out() {
     busy_clients_cannot_keep_new_ones_out(Busy::Http2Pings).await;
 }
 
+/// One response read off a raw HTTP/1.1 connection: its status, whether it said
+/// `Connection: close`, and its body.
+struct RawResponse {
+    status: u16,
+    close: bool,
+    body: Vec<u8>,
+}
+
+/// Reads one response (a `Content-Length` body) from `conn`; `None` when the connection
+/// ended before a whole response.
+async fn read_response<S: tokio::io::AsyncRead + Unpin>(
+    conn: &mut S,
+    buffered: &mut Vec<u8>,
+) -> Option<RawResponse> {
+    let head_end = loop {
+        if let Some(i) = buffered.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let mut chunk = [0u8; 16 * 1024];
+        let n = conn.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffered.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8(buffered[..head_end].to_vec()).ok()?;
+    let mut lines = head.split("\r\n");
+    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
+    let mut close = false;
+    let mut length = None;
+    for line in lines {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let (name, value) = (name.trim().to_ascii_lowercase(), value.trim());
+        if name == "connection" {
+            close |= value
+                .split(',')
+                .any(|v| v.trim().eq_ignore_ascii_case("close"));
+        } else if name == "content-length" {
+            length = value.parse::<usize>().ok();
+        }
+    }
+    let length = length?;
+    while buffered.len() < head_end + length {
+        let mut chunk = [0u8; 64 * 1024];
+        let n = conn.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffered.extend_from_slice(&chunk[..n]);
+    }
+    let body = buffered[head_end..head_end + length].to_vec();
+    buffered.drain(..head_end + length);
+    Some(RawResponse {
+        status,
+        close,
+        body,
+    })
+}
+
+/// `POST /convert` of `body`, as raw HTTP/1.1 bytes on a kept connection.
+fn raw_post(body: &[u8]) -> Vec<u8> {
+    let mut request = format!(
+        "POST /convert HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(body);
+    request
+}
+
+/// Whether the server ends `conn` (end of stream or an error) within `within`.
+async fn ends_within<S: tokio::io::AsyncRead + Unpin>(conn: &mut S, within: Duration) -> bool {
+    let mut byte = [0u8; 1];
+    matches!(
+        tokio::time::timeout(within, conn.read(&mut byte)).await,
+        Ok(Ok(0) | Err(_))
+    )
+}
+
+/// Issue 66: with `--max-requests-per-connection 3`, a client that keeps one HTTP/1.1
+/// connection and sends its next request as soon as it has the previous response loses
+/// none: responses 1 and 2 keep the connection, response 3 says `Connection: close` and is
+/// received whole, then the server closes. Small reviews are converted inline, large ones
+/// (over 64 KiB) on the blocking pool: before the fix the inline path closed the connection
+/// after its third response without announcing it (a client's fourth request was lost in
+/// 6 of 6 `h2load` runs). The fault depends on timing, so the test runs 40 connections,
+/// each with small and large reviews in a different order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_response_on_an_http1_connection_announces_the_close() {
+    let w = Webhook::start("max-requests", &["--max-requests-per-connection", "3"]);
+    let small = review_to_v1beta1(&[pool_with_lt(8)]);
+    let large = review_to_v1beta1(&[pool_with_lt(80 * 1024)]);
+    assert!(
+        large.len() > 64 * 1024,
+        "the large review goes to the blocking pool"
+    );
+    for round in 0..40u32 {
+        let mut tls = w.tls(&[]).await.unwrap();
+        let mut buffered = Vec::new();
+        for i in 0..3u32 {
+            let body = if (round >> i) & 1 == 0 {
+                &small
+            } else {
+                &large
+            };
+            tls.write_all(&raw_post(body)).await.unwrap();
+            let response = read_response(&mut tls, &mut buffered)
+                .await
+                .unwrap_or_else(|| panic!("round {round}: request {i} lost (no whole response)"));
+            assert_eq!(response.status, 200, "round {round}, request {i}");
+            assert!(
+                response.body.starts_with(b"{"),
+                "round {round}, request {i}: not a review"
+            );
+            assert_eq!(
+                response.close,
+                i == 2,
+                "round {round}, request {i}: Connection: close on the last response only"
+            );
+        }
+        assert!(
+            ends_within(&mut tls, Duration::from_secs(5)).await,
+            "round {round}: the connection stays open after its announced close"
+        );
+    }
+}
+
+/// Issue 66: a connection past its maximum age between requests is not closed under a
+/// request the client may be sending: its next response says `Connection: close`, then it
+/// closes. (HTTP/2 gets a GOAWAY instead, which names the last stream served.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http1_connection_past_its_age_announces_the_close_on_its_next_response() {
+    let w = Webhook::start(
+        "max-age",
+        &[
+            "--max-connection-age-seconds",
+            "1",
+            "--idle-timeout-seconds",
+            "30",
+        ],
+    );
+    let small = review_to_v1beta1(&[pool_with_lt(8)]);
+    let mut tls = w.tls(&[]).await.unwrap();
+    let mut buffered = Vec::new();
+    let started = Instant::now();
+    let mut announced_after = None;
+    for i in 0..40u32 {
+        tls.write_all(&raw_post(&small)).await.unwrap();
+        let response = read_response(&mut tls, &mut buffered)
+            .await
+            .unwrap_or_else(|| panic!("request {i} lost (no whole response)"));
+        assert_eq!(response.status, 200, "request {i}");
+        if response.close {
+            announced_after = Some(started.elapsed());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let announced = announced_after.expect("no response announced the close within 4 s");
+    assert!(
+        announced >= Duration::from_millis(900),
+        "announced before the maximum age: {announced:?}"
+    );
+    assert!(
+        ends_within(&mut tls, Duration::from_secs(5)).await,
+        "the connection stays open after its announced close"
+    );
+}
+
 /// A connection is closed after `--max-requests-per-connection` requests: the last response
 /// is still sent (HTTP/1.1 graceful close), the next request finds the connection closed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -443,6 +614,13 @@ async fn a_connection_is_closed_after_its_last_request() {
             .await
             .unwrap_or_else(|e| panic!("request {i}: {e:?}"));
         assert_eq!(resp.status(), 200, "request {i}");
+        assert_eq!(
+            resp.headers()
+                .get("connection")
+                .is_some_and(|v| v == "close"),
+            i == 2,
+            "request {i}: Connection: close on the last response only"
+        );
         let _ = resp.into_body().collect().await;
     }
     let ended = tokio::time::timeout(Duration::from_secs(5), conn).await;

@@ -31,11 +31,74 @@ fn one<T: DeserializeOwned>(docs: &[Value], kind: &str) -> T {
     serde_json::from_value(found[0].clone()).unwrap_or_else(|e| panic!("{kind}: {e}"))
 }
 
+/// The object of `kind` named `name`, typed.
+fn named<T: DeserializeOwned>(docs: &[Value], kind: &str, name: &str) -> T {
+    let found = docs
+        .iter()
+        .find(|d| d["kind"] == kind && d["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind} {name}"));
+    serde_json::from_value(found.clone()).unwrap_or_else(|e| panic!("{kind}: {e}"))
+}
+
+/// The metrics' RBAC (issue 63): the ServiceAccount may create TokenReviews and
+/// SubjectAccessReviews, and a `metrics-reader` ClusterRole grants `get` on `/metrics`.
+fn metrics_rbac_fits(docs: &[Value], account: &ServiceAccount) {
+    let name = "machinepool-conversion-webhook-metrics-auth";
+    let role: ClusterRole = named(docs, "ClusterRole", name);
+    let binding: ClusterRoleBinding = named(docs, "ClusterRoleBinding", name);
+    assert_eq!(binding.role_ref.name, name);
+    let subject = &binding.subjects.as_ref().unwrap()[0];
+    assert_eq!(Some(&subject.name), account.metadata.name.as_ref());
+    let mut granted: Vec<(String, String, Vec<String>)> = role
+        .rules
+        .unwrap()
+        .into_iter()
+        .flat_map(|r| {
+            let groups = r.api_groups.unwrap_or_default();
+            let verbs = r.verbs.clone();
+            r.resources
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |res| (groups.join(","), res, verbs.clone()))
+        })
+        .collect();
+    granted.sort();
+    assert_eq!(
+        granted,
+        [
+            (
+                "authentication.k8s.io".to_owned(),
+                "tokenreviews".to_owned(),
+                vec!["create".to_owned()]
+            ),
+            (
+                "authorization.k8s.io".to_owned(),
+                "subjectaccessreviews".to_owned(),
+                vec!["create".to_owned()]
+            ),
+        ]
+    );
+    let reader: ClusterRole = named(
+        docs,
+        "ClusterRole",
+        "machinepool-conversion-webhook-metrics-reader",
+    );
+    let rules = reader.rules.unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!(
+        rules[0].non_resource_urls.as_deref(),
+        Some(&["/metrics".to_owned()][..])
+    );
+    assert_eq!(rules[0].verbs, ["get"]);
+}
+
 /// What both certificate paths share: the base objects fit together.
 fn base_fits(docs: &[Value]) -> Deployment {
     let account: ServiceAccount = one(docs, "ServiceAccount");
-    let role: ClusterRole = one(docs, "ClusterRole");
-    let binding: ClusterRoleBinding = one(docs, "ClusterRoleBinding");
+    let role: ClusterRole = named(docs, "ClusterRole", "machinepool-conversion-webhook");
+    let binding: ClusterRoleBinding =
+        named(docs, "ClusterRoleBinding", "machinepool-conversion-webhook");
+    metrics_rbac_fits(docs, &account);
     let deployment: Deployment = one(docs, "Deployment");
     let service: Service = one(docs, "Service");
     let config_map: ConfigMap = one(docs, "ConfigMap");
@@ -88,6 +151,12 @@ fn base_fits(docs: &[Value]) -> Deployment {
     // The binary accepts the Deployment's arguments: with no cluster credentials it stops at
     // `--cluster-crds always`, after parsing them all.
     let args = pod.containers[0].args.clone().unwrap();
+    // Metrics as Cluster API serves them: HTTPS on :8443 with authorization.
+    assert!(args.contains(&"--metrics-secure".to_owned()), "{args:?}");
+    assert!(
+        args.contains(&"--metrics-addr=0.0.0.0:8443".to_owned()),
+        "{args:?}"
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_conversion-webhook"))
         .args(&args)
         .env("KUBECONFIG", here().join("no-such-kubeconfig"))

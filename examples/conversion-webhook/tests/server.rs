@@ -59,6 +59,7 @@ async fn server_with(
         request_timeout,
         reload_interval: Duration::from_millis(100),
         metrics_addr: Some("127.0.0.1:0".parse().unwrap()),
+        metrics_auth: None,
         limits,
     };
     let running = start(config, async move {
@@ -406,7 +407,8 @@ async fn metrics(addr: std::net::SocketAddr) -> String {
 
 /// Issue 52: each failed conversion is counted by its reason (and logged with it and the
 /// object's identity: the message names the object), next to requests by status, a latency
-/// histogram and the requests in flight, on a port of its own.
+/// histogram and the requests in flight (controller-runtime's names, issue 63), on a port of
+/// its own.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn conversions_are_counted_by_status_and_failure_reason() {
     let s = server("metrics", 1 << 20).await;
@@ -429,12 +431,12 @@ async fn conversions_are_counted_by_status_and_failure_reason() {
     assert_eq!(status, 400);
     let text = metrics(metrics_addr).await;
     for line in [
-        "conversion_webhook_requests_total{code=\"200\"} 2",
-        "conversion_webhook_requests_total{code=\"400\"} 1",
+        "controller_runtime_webhook_requests_total{webhook=\"/convert\",code=\"200\"} 2",
+        "controller_runtime_webhook_requests_total{webhook=\"/convert\",code=\"400\"} 1",
         "conversion_webhook_conversion_failures_total{reason=\"BadRequest\"} 1",
         "conversion_webhook_conversion_failures_total{reason=\"ConversionFailed\"} 1",
-        "conversion_webhook_request_duration_seconds_count 3",
-        "conversion_webhook_requests_in_flight 0",
+        "controller_runtime_webhook_latency_seconds_count{webhook=\"/convert\"} 3",
+        "controller_runtime_webhook_requests_in_flight{webhook=\"/convert\"} 0",
     ] {
         assert!(text.contains(&format!("{line}\n")), "{line}\n{text}");
     }

@@ -41,8 +41,8 @@ pub struct ApiServer {
     /// Its log file (stderr of the Go program).
     pub log: PathBuf,
     kubeconfig: String,
-    // Kept so that stdin stays open (closing it stops the server).
-    _child: Mutex<Child>,
+    // Kept so that stdin stays open (closing it stops the server, [`ApiServer::stop`]).
+    child: Mutex<Child>,
 }
 
 impl ApiServer {
@@ -51,6 +51,22 @@ impl ApiServer {
     #[must_use]
     pub fn kubeconfig(&self) -> &str {
         &self.kubeconfig
+    }
+
+    /// Stops the server (its standard input closed, as at the end of the test process;
+    /// killed if it has not exited within 20 s). Every later request to it fails: for a test
+    /// of what happens while the API server is away, the last one of its test binary.
+    pub fn stop(&self) {
+        let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
+        drop(child.stdin.take());
+        for _ in 0..200 {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
     }
 
     /// A client for this server, bound to the current tokio runtime.
@@ -135,7 +151,7 @@ fn start_api_server() -> Option<ApiServer> {
         endpoint,
         log,
         kubeconfig,
-        _child: Mutex::new(child),
+        child: Mutex::new(child),
     })
 }
 
@@ -276,6 +292,7 @@ pub fn webhook_config(
         request_timeout: Duration::from_secs(10),
         reload_interval: Duration::from_secs(3600),
         metrics_addr: None,
+        metrics_auth: None,
         limits: conversion_webhook::Limits::default(),
     }
 }

@@ -25,6 +25,8 @@ pub struct Webhook {
     pub addr: SocketAddr,
     /// The failures the server logged ("conversion failed" lines), as JSON.
     failures: std::sync::Arc<std::sync::Mutex<Vec<serde_json::Value>>>,
+    /// The failed TLS handshakes the server logged, as JSON.
+    handshake_errors: std::sync::Arc<std::sync::Mutex<Vec<serde_json::Value>>>,
     dir: std::path::PathBuf,
     pub cert: tokio_rustls::rustls::pki_types::CertificateDer<'static>,
 }
@@ -48,6 +50,8 @@ impl Webhook {
         let (tx, rx) = std::sync::mpsc::channel();
         let failures = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let logged = std::sync::Arc::clone(&failures);
+        let handshake_errors = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let handshakes = std::sync::Arc::clone(&handshake_errors);
         std::thread::spawn(move || {
             for line in std::io::BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
@@ -59,6 +63,11 @@ impl Webhook {
                 {
                     logged.lock().unwrap().push(value);
                 }
+                if line.contains("TLS handshake error")
+                    && let Ok(value) = serde_json::from_str(&line)
+                {
+                    handshakes.lock().unwrap().push(value);
+                }
             }
         });
         let line = rx.recv_timeout(Duration::from_secs(20)).unwrap();
@@ -68,6 +77,7 @@ impl Webhook {
             child,
             addr,
             failures,
+            handshake_errors,
             dir,
             cert,
         }
@@ -76,6 +86,11 @@ impl Webhook {
     /// The "conversion failed" lines the server logged so far, as JSON.
     pub fn logged_failures(&self) -> Vec<serde_json::Value> {
         self.failures.lock().unwrap().clone()
+    }
+
+    /// The "TLS handshake error" lines the server logged so far, as JSON.
+    pub fn logged_handshake_errors(&self) -> Vec<serde_json::Value> {
+        self.handshake_errors.lock().unwrap().clone()
     }
 
     /// The server's process id.
