@@ -75,7 +75,8 @@ impl CrdFacts {
         let name = input.view().name().unwrap_or("<unnamed>").to_owned();
         Arc::new(
             Subject::new(Target::Crd { name }, input.source.as_ref().map(Into::into))
-                .with_set_by(input.set_by.clone()),
+                .with_set_by(input.set_by.clone())
+                .with_positions(input.positions.clone()),
         )
     }
 

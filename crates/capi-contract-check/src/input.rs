@@ -2,8 +2,10 @@
 
 use capi_contract::Contract;
 use capi_contract::crd::CrdView;
+use std::sync::Arc;
+
 use capi_manifests::SetBy;
-use capi_manifests::{Document, Source};
+use capi_manifests::{Document, Positions, Source};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
@@ -24,6 +26,9 @@ pub struct CrdInput {
     /// Values a kustomization set (a patch, `labels`): a finding on one points at the file
     /// that set it (see [`capi_manifests::SetBy`]).
     pub set_by: Vec<SetBy>,
+    /// Where each value is written in the file it was read from (see
+    /// [`capi_manifests::Positions`]): a finding points at its field's line.
+    pub positions: Option<Arc<Positions>>,
 }
 
 impl CrdInput {
@@ -41,6 +46,7 @@ impl From<Value> for CrdInput {
             crd,
             caveats: Vec::new(),
             set_by: Vec::new(),
+            positions: None,
         }
     }
 }
@@ -52,6 +58,7 @@ impl From<Document> for CrdInput {
             crd: doc.value,
             caveats: doc.caveats,
             set_by: doc.set_by,
+            positions: doc.positions,
         }
     }
 }

@@ -4,9 +4,10 @@ use std::fmt;
 use std::sync::Arc;
 
 use capi_contract::Contract;
-use capi_manifests::{SetBy, Source};
+use capi_manifests::{Positions, SetBy, Source};
 use serde::Serialize;
 
+use crate::location::{Anchor, Location};
 use crate::rules::{Level, Rule};
 use crate::skipped::Skipped;
 
@@ -100,15 +101,23 @@ pub struct Subject {
     /// finding on one of them points at the file that set it ([`Finding::set_by`]).
     #[serde(skip)]
     pub set_by: Vec<SetBy>,
+    /// Where each value is written in the source file (see [`capi_manifests::Positions`]):
+    /// a finding points at its field's line ([`Finding::location`]).
+    #[serde(skip)]
+    pub positions: Option<Arc<Positions>>,
 }
 
 /// Where a value a finding is about was set, when a kustomization set it: the patch file (or
 /// the kustomization file, for `labels` and inline patches) and the kustomization field.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct SetByRef {
-    /// The file, document and line.
+    /// The file, document and the line of the entry that set it (the document's first line
+    /// when the entry's is not known).
     #[serde(flatten)]
     pub source: SourceRef,
+    /// The column of the entry that set it, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
     /// The kustomization field that set it (`patches[0]`, `labels`).
     pub field: String,
 }
@@ -121,7 +130,7 @@ impl fmt::Display for SetByRef {
 
 /// The keys of a finding's path: `metadata.labels[cluster.x-k8s.io/v1beta2]` is `metadata`,
 /// `labels`, `cluster.x-k8s.io/v1beta2` (a bracket holds one key, dots included).
-fn path_keys(path: &str) -> Vec<&str> {
+pub(crate) fn path_keys(path: &str) -> Vec<&str> {
     let mut keys = Vec::new();
     let mut rest = path;
     while !rest.is_empty() {
@@ -176,7 +185,15 @@ impl Subject {
             target,
             source,
             set_by: Vec::new(),
+            positions: None,
         }
+    }
+
+    /// The same subject, with where its values are written.
+    #[must_use]
+    pub fn with_positions(mut self, positions: Option<Arc<Positions>>) -> Self {
+        self.positions = positions;
+        self
     }
 
     /// The same subject, with the values a kustomization set.
@@ -193,6 +210,7 @@ impl Subject {
             target,
             source: self.source.clone(),
             set_by: self.set_by.clone(),
+            positions: self.positions.clone(),
         }
     }
 
@@ -200,7 +218,11 @@ impl Subject {
     #[must_use]
     pub fn set_by_at(&self, path: &str) -> Option<SetByRef> {
         capi_manifests::parse::set_by_at(&self.set_by, &path_keys(path)).map(|s| SetByRef {
-            source: SourceRef::from(&s.source),
+            source: SourceRef {
+                line: s.at.map_or(s.source.line, |at| at.line),
+                ..SourceRef::from(&s.source)
+            },
+            column: s.at.map(|at| at.column),
             field: s.field.clone(),
         })
     }
@@ -241,17 +263,18 @@ pub struct Finding {
     /// kustomization's `labels`): the file to fix.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub set_by: Option<SetByRef>,
+    /// Where to fix it: the line and column of the entry that set the value
+    /// ([`Finding::set_by`]), else of the field in the document it was read from (its nearest
+    /// present parent when it is missing, `metadata.name` for the whole document).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
 }
 
 impl Finding {
-    /// Where to fix it: the file that set the value ([`Finding::set_by`]), else the document
-    /// the subject was read from.
+    /// Where to fix it (see [`Finding::location`](Finding#structfield.location)).
     #[must_use]
-    pub fn location(&self) -> Option<&SourceRef> {
-        self.set_by
-            .as_ref()
-            .map(|s| &s.source)
-            .or(self.subject.source.as_ref())
+    pub fn location(&self) -> Option<&Location> {
+        self.location.as_ref()
     }
 }
 
@@ -291,7 +314,9 @@ impl Check<'_> {
     /// Records the finding with an outcome.
     pub fn outcome(self, outcome: Outcome, message: impl Into<String>, fix: impl Into<String>) {
         let set_by = self.subject.set_by_at(&self.path);
+        let location = locate(&self.subject, &self.path, set_by.as_ref());
         self.report.findings.push(Finding {
+            location,
             set_by,
             rule: self.rule,
             level: self.rule.level,
@@ -466,6 +491,41 @@ impl Report {
         v.sort_unstable();
         v.dedup();
         v
+    }
+}
+
+/// Where the finding at `path` of `subject` is fixed (`set_by`: what set its value).
+pub(crate) fn locate(subject: &Subject, path: &str, set_by: Option<&SetByRef>) -> Option<Location> {
+    if let Some(set_by) = set_by {
+        return Some(Location {
+            file: set_by.source.file.clone(),
+            document: set_by.source.document,
+            line: set_by.source.line,
+            column: set_by.column.unwrap_or(1),
+            at: Anchor::Setter,
+        });
+    }
+    let source = subject.source.as_ref()?;
+    let place = |(line, column), at| Location {
+        file: source.file.clone(),
+        document: source.document,
+        line,
+        column,
+        at,
+    };
+    let Some(positions) = subject.positions.as_deref() else {
+        return Some(place((source.line, 1), Anchor::Document));
+    };
+    let keys = path_keys(path);
+    match positions.find(&keys) {
+        Some(found) if found.depth == keys.len() => {
+            Some(place((found.at.line, found.at.column), Anchor::Field))
+        }
+        Some(found) => Some(place((found.at.line, found.at.column), Anchor::Parent)),
+        None => Some(match positions.find(&["metadata", "name"]) {
+            Some(name) if name.depth == 2 => place((name.at.line, name.at.column), Anchor::Name),
+            _ => place((source.line, 1), Anchor::Document),
+        }),
     }
 }
 

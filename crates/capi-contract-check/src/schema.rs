@@ -146,6 +146,12 @@ impl VersionCheck<'_> {
                 }
                 other => format!("{} is {}", f.join("."), describe(other)),
             };
+            let message = match crate::near_miss::sibling(self.schema, f) {
+                Some(found) if node.is_none() => {
+                    message + &crate::near_miss::note("providerIDList", found)
+                }
+                _ => message,
+            };
             self.check(&rules::PROVIDER_ID_LIST, f).fail(
                 message,
                 "add `ProviderIDList []string `json:\"providerIDList,omitempty\"`` to the spec",

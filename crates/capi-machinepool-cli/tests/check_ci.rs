@@ -93,8 +93,8 @@ fn every_format_names_file_document_and_line() {
         .find(|l| l.starts_with("::error "))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(
-        // The label is set by the kustomization's `labels` (line 1): the annotation goes there.
-        error.contains("file=") && error.contains("capi-dev/config/crd/kustomization.yaml,line=1,title=MUST contract-label-versions devmachinepools"),
+        // The label is set by the kustomization's `labels` entry (line 5): the annotation goes there.
+        error.contains("file=") && error.contains("capi-dev/config/crd/kustomization.yaml,line=5,endLine=5,col=5,title=MUST contract-label-versions devmachinepools"),
         "{error}"
     );
     assert!(text.lines().any(|l| l.starts_with("::warning ")));

@@ -45,13 +45,15 @@ pub fn reconcile(
                     || doc.value["spec"] != emu.value["spec"];
                 if differs {
                     differences.push(format!(
-                        "{} {} renders differently in the emulator ({}): labels or spec differ",
+                        "{} {} renders differently in the emulator ({}): labels or spec differ; its findings point at that base file, not at a patch or kustomization entry",
                         k.1,
                         k.2,
                         emu.source.location()
                     ));
                 }
                 doc.source = emu.source.clone();
+                // Where each value is written in the base file holds either way.
+                doc.positions.clone_from(&emu.positions);
                 // What set a value is the emulator's account: kept only where it renders the
                 // same labels and spec as kustomize.
                 if !differs {

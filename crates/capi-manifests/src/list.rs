@@ -52,6 +52,7 @@ pub fn expand(doc: Document) -> Result<Vec<Document>, ManifestError> {
         mut value,
         caveats,
         set_by,
+        positions,
     } = doc;
     if !is_list(&value) {
         return Ok(vec![Document {
@@ -59,6 +60,7 @@ pub fn expand(doc: Document) -> Result<Vec<Document>, ManifestError> {
             value,
             caveats,
             set_by,
+            positions,
         }]);
     }
     let list_kind = value["kind"].as_str().unwrap_or_default().to_owned();
@@ -80,11 +82,17 @@ pub fn expand(doc: Document) -> Result<Vec<Document>, ManifestError> {
             });
         }
         typed(&mut item, &list_api_version, &list_kind);
+        let index = i.to_string();
+        let item_positions = positions
+            .as_deref()
+            .and_then(|p| p.child(&["items", &index]))
+            .map(|p| std::sync::Arc::new(p.clone()));
         out.push(Document {
             source: item_source,
             value: item,
             caveats: caveats.clone(),
             set_by: Vec::new(),
+            positions: item_positions,
         });
     }
     Ok(out)

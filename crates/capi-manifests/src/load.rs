@@ -114,10 +114,16 @@ fn push_stream<R: BufRead>(
     name: &str,
     limits: Limits,
 ) -> Result<(), ManifestError> {
-    for item in stream(reader, name, limits) {
-        let item = item?;
-        if let Some(value) = item.value.filter(|v| !v.is_null()) {
-            keep(out, budget, Document::new(item.raw.source, value))?;
+    for raw in Documents::new(reader, name, limits) {
+        let raw = raw?;
+        if let Some((value, positions)) = raw.parse_with_positions(&limits)?
+            && !value.is_null()
+        {
+            keep(
+                out,
+                budget,
+                Document::new(raw.source, value).with_positions(positions),
+            )?;
         }
     }
     Ok(())

@@ -1,12 +1,16 @@
 //! Parsing one YAML (or JSON) document into a JSON value, within limits.
 
+use std::sync::Arc;
+
 use capi_diagnostics::excerpt::Excerpt;
 use serde_json::Value;
+
+use crate::position::{self, Position, Positions};
 
 use crate::split::{Documents, RawDocument};
 use crate::{Limits, ManifestError, Source};
 
-fn options(limits: &Limits) -> serde_saphyr::Options {
+pub(crate) fn options(limits: &Limits) -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     budget.max_nodes = limits.max_nodes;
     budget.max_depth = limits.max_depth;
@@ -32,20 +36,47 @@ fn options(limits: &Limits) -> serde_saphyr::Options {
 pub fn parse(text: &str, source: &Source, limits: &Limits) -> Result<Value, ManifestError> {
     serde_saphyr::from_str_with_options::<Option<Value>>(text, options(limits))
         .map(Option::unwrap_or_default)
-        .map_err(|e| {
-            let relative = e.location().map_or(1, |l| l.line());
-            let message = e.to_string();
-            // The parser prefixes its own (document-relative) position; the file line replaces it.
-            let message = message
-                .split_once(": ")
-                .filter(|(head, _)| head.starts_with("line "))
-                .map_or(message.as_str(), |(_, rest)| rest);
-            ManifestError::Syntax {
-                document: source.clone(),
-                line: source.line + usize::try_from(relative).unwrap_or(1).saturating_sub(1),
-                message: Excerpt::with_max_chars(message, 200).to_string(),
-            }
-        })
+        .map_err(|e| syntax_error(&e, source))
+}
+
+/// [`parse`], keeping where each value is written (see [`Positions`]), in lines of the file.
+///
+/// # Errors
+/// See [`parse`].
+pub fn parse_with_positions(
+    text: &str,
+    source: &Source,
+    limits: &Limits,
+) -> Result<(Value, Positions), ManifestError> {
+    position::read_with(text, options(limits), source.line).map_err(|e| syntax_error(&e, source))
+}
+
+/// An error of a document parsed as if it started on line 1, at its place in the file.
+fn relocated(error: ManifestError, source: &Source) -> ManifestError {
+    match error {
+        ManifestError::Syntax { line, message, .. } => ManifestError::Syntax {
+            document: source.clone(),
+            line: source.line + line.saturating_sub(1),
+            message,
+        },
+        other => other,
+    }
+}
+
+/// A parser error as a [`ManifestError::Syntax`] naming the file line.
+fn syntax_error(e: &serde_saphyr::Error, source: &Source) -> ManifestError {
+    let relative = e.location().map_or(1, |l| l.line());
+    let message = e.to_string();
+    // The parser prefixes its own (document-relative) position; the file line replaces it.
+    let message = message
+        .split_once(": ")
+        .filter(|(head, _)| head.starts_with("line "))
+        .map_or(message.as_str(), |(_, rest)| rest);
+    ManifestError::Syntax {
+        document: source.clone(),
+        line: source.line + usize::try_from(relative).unwrap_or(1).saturating_sub(1),
+        message: Excerpt::with_max_chars(message, 200).to_string(),
+    }
 }
 
 /// Every document of a text (empty ones and `null`s left out), parsed one at a time.
@@ -62,8 +93,10 @@ pub fn documents(text: &str, name: &str, limits: &Limits) -> Result<Vec<Document
     let mut out = Vec::new();
     for raw in Documents::new(text.as_bytes(), name, *limits) {
         let raw = raw?;
-        if let Some(value) = raw.parse(limits)?.filter(|v| !v.is_null()) {
-            out.push(Document::new(raw.source, value));
+        if let Some((value, positions)) = raw.parse_with_positions(limits)?
+            && !value.is_null()
+        {
+            out.push(Document::new(raw.source, value).with_positions(positions));
         }
     }
     Ok(out)
@@ -82,6 +115,9 @@ pub struct Document {
     /// Values a kustomization set rather than the document's own file, in the order they were
     /// set (see [`SetBy`]); empty for documents read as they are.
     pub set_by: Vec<SetBy>,
+    /// Where each value of the document is written in its file (see [`Positions`]); `None`
+    /// when not known (a document built from a value, or rendered by another program).
+    pub positions: Option<Arc<Positions>>,
 }
 
 /// A value of a rendered document that a kustomization set: by a patch (its file and
@@ -98,6 +134,10 @@ pub struct SetBy {
     pub source: Source,
     /// The kustomization field that set it (`patches[0]`, `labels[1].pairs`).
     pub field: String,
+    /// The line and column in `source`'s file where it is set: the key in a strategic merge
+    /// patch, the operation of a JSON patch, the entry of `labels`; `None` when only the
+    /// document is known.
+    pub at: Option<Position>,
 }
 
 impl Document {
@@ -111,6 +151,7 @@ impl Document {
     ///     path: vec!["metadata".into(), "labels".into(), "a".into()],
     ///     source: Source::new("patch.yaml", 0, 1),
     ///     field: "patches[0]".into(),
+    ///     at: None,
     /// });
     /// assert_eq!(doc.set_by_at(&["metadata", "labels", "a"]).unwrap().field, "patches[0]");
     /// assert!(doc.set_by_at(&["metadata", "labels", "b"]).is_none());
@@ -121,14 +162,52 @@ impl Document {
     }
 }
 
-/// The last of `set_by` that set the value at `keys` (or a mapping holding it).
+/// The last of `set_by` that set the value at `keys` (or a mapping holding it); else the last
+/// that set a keyword of the schema at `keys` (a JSON patch replacing a schema field's `type`
+/// set that field).
 #[must_use]
 pub fn set_by_at<'s>(set_by: &'s [SetBy], keys: &[&str]) -> Option<&'s SetBy> {
+    let under = |s: &SetBy, depth: usize| s.path.iter().zip(keys).take(depth).all(|(a, b)| a == b);
+    let keyword = |s: &SetBy| {
+        s.path
+            .last()
+            .is_some_and(|k| SCHEMA_KEYWORDS.contains(&k.as_str()))
+    };
     set_by
         .iter()
         .rev()
-        .find(|s| s.path.len() <= keys.len() && s.path.iter().zip(keys).all(|(a, b)| a == b))
+        .find(|s| s.path.len() <= keys.len() && under(s, s.path.len()))
+        .or_else(|| {
+            set_by
+                .iter()
+                .rev()
+                .find(|s| s.path.len() == keys.len() + 1 && under(s, keys.len()) && keyword(s))
+        })
 }
+
+/// The keywords of a structural schema that define a field's shape (what a finding on the
+/// field is about when a patch changes one of them).
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "type",
+    "format",
+    "nullable",
+    "items",
+    "enum",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minProperties",
+    "maxProperties",
+    "required",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-preserve-unknown-fields",
+];
 
 impl Document {
     /// A document with no caveat.
@@ -139,7 +218,15 @@ impl Document {
             value,
             caveats: Vec::new(),
             set_by: Vec::new(),
+            positions: None,
         }
+    }
+
+    /// The same document, with the positions of its values.
+    #[must_use]
+    pub fn with_positions(mut self, positions: Positions) -> Self {
+        self.positions = Some(Arc::new(positions));
+        self
     }
 }
 
@@ -149,30 +236,65 @@ impl RawDocument {
     /// # Errors
     /// See [`parse`].
     pub fn parse(&self, limits: &Limits) -> Result<Option<Value>, ManifestError> {
+        self.parse_by(|text, source| parse(text, source, limits))
+    }
+
+    /// [`RawDocument::parse`], keeping where each value is written (lines of the file).
+    ///
+    /// # Errors
+    /// See [`parse`].
+    pub fn parse_with_positions(
+        &self,
+        limits: &Limits,
+    ) -> Result<Option<(Value, Positions)>, ManifestError> {
+        // With directives, the parser counts lines from the first directive: the document's
+        // own line 1 is the line after them and the `---` added.
+        let header_lines = if self.directives.is_empty() {
+            0
+        } else {
+            self.directives.matches('\n').count() + 1
+        };
+        let parsed = self.parse_by(|text, source| {
+            parse_with_positions(text, &Source::new(source.file.clone(), 0, 1), limits)
+                .map_err(|e| relocated(e, source))
+        })?;
+        Ok(parsed.map(|(value, positions)| {
+            let shift = self
+                .source
+                .line
+                .saturating_sub(1)
+                .saturating_sub(header_lines);
+            (value, positions.shifted(shift))
+        }))
+    }
+
+    /// Parses the piece with `parse` (directives first, when it has any).
+    fn parse_by<T>(
+        &self,
+        parse: impl Fn(&str, &Source) -> Result<T, ManifestError>,
+    ) -> Result<Option<T>, ManifestError> {
         if self.empty {
             return Ok(None);
         }
         if self.directives.is_empty() {
-            return parse(&self.text, &self.source, limits).map(Some);
+            return parse(&self.text, &self.source).map(Some);
         }
         // The directives, then the document: the parser counts lines from the first
         // directive, the source from the document's first line.
         let header_lines = self.directives.matches('\n').count() + 1;
         let text = format!("{}---\n{}", self.directives, self.text);
-        parse(&text, &self.source, limits)
-            .map(Some)
-            .map_err(|e| match e {
-                ManifestError::Syntax {
-                    document,
-                    line,
-                    message,
-                } => ManifestError::Syntax {
-                    document,
-                    line: line.saturating_sub(header_lines).max(self.source.line),
-                    message,
-                },
-                other => other,
-            })
+        parse(&text, &self.source).map(Some).map_err(|e| match e {
+            ManifestError::Syntax {
+                document,
+                line,
+                message,
+            } => ManifestError::Syntax {
+                document,
+                line: line.saturating_sub(header_lines).max(self.source.line),
+                message,
+            },
+            other => other,
+        })
     }
 }
 

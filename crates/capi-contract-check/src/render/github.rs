@@ -1,6 +1,7 @@
 //! GitHub Actions workflow commands: `::error file=…,line=…,title=…::message` for each FAIL,
-//! `::warning` for WARN, `::notice` for INFO, so findings show on the lines of the pull
-//! request; then the plain summary line.
+//! `::warning` for WARN, `::notice` for INFO, at the line and column of the field (see
+//! [`Finding::location`](crate::Finding#structfield.location)), so findings show on the lines
+//! of the pull request; then the plain summary line.
 
 use std::fmt::Write;
 
@@ -39,9 +40,11 @@ pub fn github(report: &Report) -> String {
         };
         let mut props = Vec::new();
         // A value a kustomization set is fixed where it was set.
-        if let Some(source) = f.location() {
-            props.push(format!("file={}", property(&printable(&source.file))));
-            props.push(format!("line={}", source.line));
+        if let Some(at) = f.location() {
+            props.push(format!("file={}", property(&printable(&at.file))));
+            props.push(format!("line={}", at.line));
+            props.push(format!("endLine={}", at.line));
+            props.push(format!("col={}", at.column));
         }
         // The subject is input (a CRD or object name): escaped like the message.
         props.push(format!(

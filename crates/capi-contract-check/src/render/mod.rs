@@ -5,12 +5,14 @@
 //! terminal escapes in text, XML in JUnit, workflow-command encoding for GitHub) and long
 //! values are cut to short excerpts with a note of their length.
 
+mod fingerprint;
 mod github;
 mod json;
 mod junit;
 mod sarif;
 mod text;
 
+pub use fingerprint::{FINGERPRINT_KEY, fingerprints};
 pub use github::github;
 pub use json::json;
 pub use junit::junit;

@@ -1,15 +1,17 @@
 //! SARIF 2.1.0 (OASIS Static Analysis Results Interchange Format), for code scanning
 //! (`github/codeql-action/upload-sarif`): one run of the tool `capi-machinepool`, every rule the
 //! report used with its contract-page link, and one result per FAIL, WARN and INFO finding with
-//! its level, message and the file and line of the document it was read from.
+//! its level, message, the line and column of its field (or of the patch or kustomization
+//! entry that set the value), the rendered document as a related location, and a fingerprint
+//! of what identifies it (see [`fingerprints`](super::fingerprints)).
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::report::{Outcome, Report};
+use crate::report::{Finding, Outcome, Report};
 
-use super::printable;
+use super::{FINGERPRINT_KEY, printable};
 
 /// The SARIF schema the output declares (the OASIS standard's, 2.1.0).
 pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -39,6 +41,54 @@ fn artifact_uri(file: &str) -> String {
     out
 }
 
+/// One SARIF result: level, message, the finding's location (the field's line and column,
+/// or the entry that set it), the rendered document as a related location, and the
+/// finding's fingerprint.
+fn result(f: &Finding, rule_index: usize, print: &str) -> Value {
+    let mut text = format!(
+        "{} {} {}: {}",
+        f.level,
+        printable(&f.subject.to_string()),
+        printable(&f.path),
+        printable(&f.message)
+    );
+    if !f.fix.is_empty() {
+        text.push_str(&format!("\nFix: {}", printable(&f.fix)));
+    }
+    let mut result = json!({
+        "ruleId": f.rule.id,
+        "ruleIndex": rule_index,
+        "level": level(f.outcome),
+        "message": {"text": text},
+        "partialFingerprints": {FINGERPRINT_KEY: print},
+        "properties": {"contract": f.contract.to_string(), "path": f.path},
+    });
+    if let Some(at) = f.location() {
+        result["locations"] = json!([{
+            "physicalLocation": {
+                "artifactLocation": {"uri": artifact_uri(&at.file)},
+                "region": {
+                    "startLine": at.line.max(1),
+                    "endLine": at.line.max(1),
+                    "startColumn": at.column.max(1),
+                },
+            },
+            "logicalLocations": [{"fullyQualifiedName": format!("{}/{}", printable(&f.subject.to_string()), f.path)}],
+        }]);
+    }
+    if let Some(source) = &f.subject.source {
+        result["relatedLocations"] = json!([{
+            "id": 1,
+            "physicalLocation": {
+                "artifactLocation": {"uri": artifact_uri(&source.file)},
+                "region": {"startLine": source.line.max(1)},
+            },
+            "message": {"text": "the rendered document"},
+        }]);
+    }
+    result
+}
+
 /// The report as a SARIF 2.1.0 log (pretty-printed JSON, one trailing newline).
 #[must_use]
 pub fn sarif(report: &Report) -> String {
@@ -63,49 +113,11 @@ pub fn sarif(report: &Report) -> String {
             }));
         }
     }
+    let prints = super::fingerprints(&reported);
     let results: Vec<Value> = reported
         .iter()
-        .map(|f| {
-            let mut text = format!(
-                "{} {} {}: {}",
-                f.level,
-                printable(&f.subject.to_string()),
-                printable(&f.path),
-                printable(&f.message)
-            );
-            if !f.fix.is_empty() {
-                text.push_str(&format!("\nFix: {}", printable(&f.fix)));
-            }
-            let mut result = json!({
-                "ruleId": f.rule.id,
-                "ruleIndex": rule_index.get(f.rule.id).copied().unwrap_or(0),
-                "level": level(f.outcome),
-                "message": {"text": text},
-                "properties": {"contract": f.contract.to_string(), "path": f.path},
-            });
-            // A value a kustomization set is located where it was set; the document it ends
-            // up in is a related location.
-            if let Some(source) = f.location() {
-                result["locations"] = json!([{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": artifact_uri(&source.file)},
-                        "region": {"startLine": source.line.max(1)},
-                    },
-                    "logicalLocations": [{"fullyQualifiedName": format!("{}/{}", printable(&f.subject.to_string()), f.path)}],
-                }]);
-            }
-            if let (Some(_), Some(source)) = (&f.set_by, &f.subject.source) {
-                result["relatedLocations"] = json!([{
-                    "id": 1,
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": artifact_uri(&source.file)},
-                        "region": {"startLine": source.line.max(1)},
-                    },
-                    "message": {"text": "the rendered document"},
-                }]);
-            }
-            result
-        })
+        .zip(prints)
+        .map(|(f, print)| result(f, rule_index.get(f.rule.id).copied().unwrap_or(0), &print))
         .collect();
     let log = json!({
         "$schema": SARIF_SCHEMA,

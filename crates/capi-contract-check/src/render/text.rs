@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::location::Anchor;
 use crate::report::{Finding, Outcome, Report, Subject};
 
 use super::printable;
@@ -98,10 +99,12 @@ fn finding(out: &mut String, f: &Finding, mixed: bool) {
         printable(&f.path)
     );
     let _ = writeln!(out, "       {}", printable(&f.message));
-    if f.outcome != Outcome::Pass
-        && let Some(set_by) = &f.set_by
-    {
-        let _ = writeln!(out, "       set by: {}", printable(&set_by.to_string()));
+    if f.outcome != Outcome::Pass {
+        if let Some(set_by) = &f.set_by {
+            let _ = writeln!(out, "       set by: {}", printable(&set_by.to_string()));
+        } else if let Some(at) = f.location().filter(|at| at.at != Anchor::Document) {
+            let _ = writeln!(out, "       at: {}", printable(&at.to_string()));
+        }
     }
     if !f.fix.is_empty() && f.outcome != Outcome::Pass {
         let _ = writeln!(out, "       fix: {}", printable(&f.fix));

@@ -20,12 +20,14 @@
 
 mod fields;
 pub mod patch;
+mod remote;
 mod set_by;
 mod target;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -34,10 +36,12 @@ use crate::Source;
 use crate::budget::nodes;
 use crate::error::display_path as display;
 use crate::parse::{Document, documents};
+use crate::position::{Position, Positions};
 use crate::tree::Tree;
-use set_by::{json_patch_paths, merge_patch_paths, record};
+use set_by::{json_patch_paths, merge_patch_paths, named, record};
 
 pub use crate::tree::{KUSTOMIZATION_FILES, kustomization_file};
+pub use remote::is_git_repo_spec;
 pub use target::{Target, TargetError};
 
 /// Something a kustomization does that was not emulated.
@@ -79,8 +83,15 @@ struct PatchFiles(HashMap<PathBuf, Rc<PatchSet>>);
 
 /// The documents of a patch (each with where it is) and their node count.
 struct PatchSet {
-    patches: Vec<(Value, Source)>,
+    patches: Vec<Patch>,
     nodes: usize,
+}
+
+/// One patch document: its value, where it is, and where each of its values is written.
+struct Patch {
+    value: Value,
+    source: Source,
+    positions: Option<Arc<Positions>>,
 }
 
 /// The phases of one kustomization, in kustomize's order.
@@ -91,14 +102,14 @@ fn build_with(
     depth: usize,
 ) -> Result<Build, ManifestError> {
     check_nesting(tree, dir, depth)?;
-    let Some((shown, fields, lines)) = read_kustomization(tree, dir)? else {
+    let Some((shown, fields, places)) = read_kustomization(tree, dir)? else {
         // The same kustomization reached twice (two resources naming one directory).
         return Ok(Build::default());
     };
     let mut ctx = Ctx {
         dir,
         shown: &shown,
-        lines: &lines,
+        places: &places,
         tree,
         files,
         notes: Vec::new(),
@@ -154,25 +165,45 @@ fn check_nesting(tree: &Tree, dir: &Path, depth: usize) -> Result<(), ManifestEr
     Ok(())
 }
 
-/// A kustomization file as shown in messages, and its fields under their canonical names.
-type Kustomization = (String, Map<String, Value>, FieldLines);
+/// A kustomization file as shown in messages, its fields under their canonical names, and
+/// where they are written.
+type Kustomization = (String, Map<String, Value>, Places);
 
-/// The line of each top-level field of a kustomization file (`labels:` at column 0), for
-/// pointing at the field that set a value.
-type FieldLines = HashMap<String, usize>;
+/// Where the fields of a kustomization file are written, for pointing at the entry that set
+/// a value: its positions and its text (for the indentation of inline patches).
+struct Places {
+    positions: Option<Arc<Positions>>,
+    text: String,
+}
 
-fn field_lines(text: &str) -> FieldLines {
-    let mut lines = FieldLines::new();
-    for (i, line) in text.lines().enumerate() {
-        let Some((key, _)) = line.split_once(':') else {
-            continue;
-        };
-        let key = key.trim_matches(['"', '\'']);
-        if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric()) {
-            lines.entry(key.to_owned()).or_insert(i + 1);
-        }
+impl Places {
+    /// The position of the value at `keys` of the kustomization (a list entry by index).
+    fn at(&self, keys: &[&str]) -> Option<Position> {
+        self.positions
+            .as_deref()
+            .and_then(|p| p.child(keys))
+            .map(Positions::at)
     }
-    lines
+
+    /// Where line 1, column 1 of the inline patch at `keys` is in the kustomization file: the
+    /// line after the key or entry for a block scalar (`patch: |-`), at its indentation; the
+    /// key's own line for a string written on it. `(lines, columns)` to add.
+    fn inline_offset(&self, keys: &[&str]) -> Option<(usize, usize)> {
+        let at = self.at(keys)?;
+        let mut lines = self.text.lines().skip(at.line.saturating_sub(1));
+        let own = lines.next()?.trim_end();
+        let block = own
+            .rsplit([' ', ':'])
+            .next()
+            .is_some_and(|t| t.starts_with('|') || t.starts_with('>'));
+        if !block {
+            return Some((at.line.saturating_sub(1), 0));
+        }
+        let indent = lines
+            .find(|l| !l.trim().is_empty())
+            .map_or(0, |l| l.len() - l.trim_start().len());
+        Some((at.line, indent))
+    }
 }
 
 /// The kustomization file of `dir`, its fields under their canonical names; `None` when it
@@ -186,10 +217,12 @@ fn read_kustomization(tree: &mut Tree, dir: &Path) -> Result<Option<Kustomizatio
     let Some(text) = tree.read(&file)? else {
         return Ok(None);
     };
-    let value = documents(&text, &shown, tree.limits())?
+    let (value, positions) = documents(&text, &shown, tree.limits())?
         .into_iter()
         .next()
-        .map_or(Value::Object(Map::new()), |d| d.value);
+        .map_or((Value::Object(Map::new()), None), |d| {
+            (d.value, d.positions)
+        });
     tree.budget().charge_value(&value, &shown)?;
     let error = |message: String| ManifestError::Kustomization {
         path: shown.clone(),
@@ -218,7 +251,7 @@ fn read_kustomization(tree: &mut Tree, dir: &Path) -> Result<Option<Kustomizatio
             "more than one kustomization file in this directory (kustomize refuses it)".into(),
         ));
     }
-    Ok(Some((shown, fields, field_lines(&text))))
+    Ok(Some((shown, fields, Places { positions, text })))
 }
 
 /// Adds `map` to `metadata.<key>` of a resource (a missing or `null` map is created).
@@ -273,12 +306,15 @@ fn is_yaml11_bool_word(s: &str) -> bool {
     )
 }
 
+/// A name kustomize would fetch: any URL-like name, and every form its git parser accepts
+/// ([`is_git_repo_spec`]).
 fn is_remote(name: &str) -> bool {
     name.contains("://")
         || name.starts_with("github.com/")
         || name.starts_with("git@")
         || name.starts_with("git::")
         || name.contains("?ref=")
+        || is_git_repo_spec(name)
 }
 
 fn list<'a>(fields: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a Value> {
@@ -293,8 +329,8 @@ fn list<'a>(fields: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &
 struct Ctx<'a> {
     dir: &'a Path,
     shown: &'a str,
-    /// The line of each top-level field of the kustomization file.
-    lines: &'a FieldLines,
+    /// Where the fields of the kustomization file are written.
+    places: &'a Places,
     tree: &'a mut Tree,
     files: &'a mut PatchFiles,
     notes: Vec<Note>,
@@ -305,7 +341,7 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// The line of the top-level field `key` of the kustomization file (1 when not found).
     fn line_of(&self, key: &str) -> usize {
-        self.lines.get(key).copied().unwrap_or(1)
+        self.places.at(&[key]).map_or(1, |p| p.line)
     }
 
     fn error(&self, message: String) -> ManifestError {
@@ -343,28 +379,49 @@ impl Ctx<'_> {
         }
         labels.extend(self.string_map(fields.get("commonLabels"), "commonLabels")?);
         let annotations = self.string_map(fields.get("commonAnnotations"), "commonAnnotations")?;
-        let here = |field: &str| Source::new(self.shown, 0, self.line_of(field));
+        let here = Source::new(self.shown, 0, 1);
         for doc in resources {
             for (key, map) in [("labels", &labels), ("annotations", &annotations)] {
                 add_to_metadata(&mut doc.value, key, map);
                 for (name, _) in map {
-                    let setter = if key == "annotations" {
-                        "commonAnnotations"
-                    } else if fields
-                        .get("commonLabels")
-                        .and_then(|c| c.get(name))
-                        .is_some()
-                    {
-                        "commonLabels"
-                    } else {
-                        "labels"
-                    };
+                    let (setter, at) = self.label_setter(fields, key, name);
                     let path = vec!["metadata".to_owned(), key.to_owned(), name.clone()];
-                    record(doc, vec![path], &here(setter), setter);
+                    record(doc, vec![(path, at)], &here, setter);
                 }
             }
         }
         Ok(())
+    }
+
+    /// The field that set label (or annotation, for `key` `annotations`) `name`, and where the
+    /// entry is written: `commonAnnotations`; `commonLabels`, which wins over `labels`; else
+    /// the last `labels[].pairs` that holds it.
+    fn label_setter(
+        &self,
+        fields: &Map<String, Value>,
+        key: &str,
+        name: &str,
+    ) -> (&'static str, Option<Position>) {
+        if key == "annotations" {
+            return (
+                "commonAnnotations",
+                self.places.at(&["commonAnnotations", name]),
+            );
+        }
+        if fields
+            .get("commonLabels")
+            .and_then(|c| c.get(name))
+            .is_some()
+        {
+            return ("commonLabels", self.places.at(&["commonLabels", name]));
+        }
+        let entry = list(fields, "labels")
+            .enumerate()
+            .filter(|(_, e)| e["pairs"].get(name).is_some())
+            .map(|(i, _)| i.to_string())
+            .last();
+        let at = entry.and_then(|i| self.places.at(&["labels", &i, "pairs", name]));
+        ("labels", at.or_else(|| self.places.at(&["labels"])))
     }
 
     /// The string pairs of a label or annotation map, read as kustomize v5.5.0 reads them
@@ -612,14 +669,28 @@ impl Ctx<'_> {
         Ok(set)
     }
 
-    /// The documents of an inline patch.
-    fn inline_patch(&mut self, text: &str, field: &str) -> Result<Rc<PatchSet>, ManifestError> {
+    /// The documents of an inline patch (the string at `keys` of the kustomization).
+    fn inline_patch(
+        &mut self,
+        text: &str,
+        field: &str,
+        keys: &[&str],
+    ) -> Result<Rc<PatchSet>, ManifestError> {
         let name = format!("{} ({field})", self.shown);
         let mut set = patch_set(text, &name, self.tree.limits())?;
-        // What an inline patch sets is written in the kustomization file, under its field.
+        // What an inline patch sets is written in the kustomization file, in its entry.
         let key = field.split(['[', '.']).next().unwrap_or_default();
-        for (_, source) in &mut set.patches {
-            *source = Source::new(self.shown, 0, self.line_of(key));
+        let offset = self.places.inline_offset(keys);
+        for patch in &mut set.patches {
+            let line =
+                offset.map_or_else(|| self.line_of(key), |(lines, _)| lines + patch.source.line);
+            patch.source = Source::new(self.shown, 0, line);
+            patch.positions = match (offset, patch.positions.take()) {
+                (Some((lines, columns)), Some(p)) => {
+                    Some(Arc::new(Arc::unwrap_or_clone(p).moved(lines, columns)))
+                }
+                _ => None,
+            };
         }
         self.tree.budget().charge(set.nodes, &name)?;
         Ok(Rc::new(set))
@@ -637,11 +708,14 @@ impl Ctx<'_> {
                 Some(text) if !text.contains('\n') && !text.contains(": ") => {
                     self.patch_file(text, &field)?
                 }
-                Some(text) => self.inline_patch(text, &field)?,
+                Some(text) => {
+                    let index = index.to_string();
+                    self.inline_patch(text, &field, &["patchesStrategicMerge", &index])?
+                }
                 None => return Err(self.error(format!("{field} is not a string"))),
             };
-            for (patch, source) in &set.patches {
-                self.strategic_merge(resources, (patch, source), None, &field, false)?;
+            for patch in &set.patches {
+                self.strategic_merge(resources, patch, None, &field, false)?;
             }
         }
         Ok(())
@@ -656,7 +730,13 @@ impl Ctx<'_> {
     ) -> Result<(), ManifestError> {
         for (index, entry) in list(fields, key).enumerate() {
             let field = format!("{key}[{index}]");
-            self.patch_entry(resources, entry, &field, key == "patchesJson6902")?;
+            let inline_at = [key, &index.to_string(), "patch"].map(str::to_owned);
+            self.patch_entry(
+                resources,
+                entry,
+                (&field, &inline_at),
+                key == "patchesJson6902",
+            )?;
         }
         Ok(())
     }
@@ -666,7 +746,7 @@ impl Ctx<'_> {
         &mut self,
         resources: &mut Vec<Document>,
         entry: &Value,
-        field: &str,
+        (field, inline_at): (&str, &[String]),
         json_only: bool,
     ) -> Result<(), ManifestError> {
         let allow_rename = entry["options"]["allowNameChange"].as_bool() == Some(true);
@@ -679,16 +759,17 @@ impl Ctx<'_> {
         let set = if let Some(path) = entry.get("path").and_then(Value::as_str) {
             self.patch_file(path, field)?
         } else if let Some(text) = entry.get("patch").and_then(Value::as_str) {
-            self.inline_patch(text, &format!("{field}.patch"))?
+            let keys: Vec<&str> = inline_at.iter().map(String::as_str).collect();
+            self.inline_patch(text, &format!("{field}.patch"), &keys)?
         } else {
             return Err(self.error(format!("{field}: neither path nor patch")));
         };
-        for (patch, source) in &set.patches {
-            if patch.is_array() {
+        for patch in &set.patches {
+            if patch.value.is_array() {
                 let Some(target) = &target else {
                     return Err(self.error(format!("{field}: a JSON patch needs a target")));
                 };
-                self.json_patch(resources, (patch, source), target, field)?;
+                self.json_patch(resources, patch, target, field)?;
             } else if json_only {
                 // kubectl kustomize v5.5.0: "trouble configuring builtin
                 // PatchJson6902Transformer" (tests/fixtures/kustomize-trees/refused-merge-patch-in-json6902).
@@ -696,13 +777,7 @@ impl Ctx<'_> {
                     "{field}: not a JSON patch (kustomize refuses a merge patch under patchesJson6902)"
                 )));
             } else {
-                self.strategic_merge(
-                    resources,
-                    (patch, source),
-                    target.as_ref(),
-                    field,
-                    allow_rename,
-                )?;
+                self.strategic_merge(resources, patch, target.as_ref(), field, allow_rename)?;
             }
         }
         Ok(())
@@ -712,16 +787,20 @@ impl Ctx<'_> {
     fn json_patch(
         &mut self,
         resources: &mut [Document],
-        (patch, source): (&Value, &Source),
+        patch: &Patch,
         target: &Target,
         field: &str,
     ) -> Result<(), ManifestError> {
         let mut matched = 0;
         for doc in resources.iter_mut().filter(|d| target.matches(&d.value)) {
             matched += 1;
-            let added = patch::json_patch(&mut doc.value, patch, self.tree.limits())
+            let added = patch::json_patch(&mut doc.value, &patch.value, self.tree.limits())
                 .map_err(|e| self.error(format!("{field}: {e} on {}", doc.source)))?;
-            record(doc, json_patch_paths(patch), source, field);
+            let paths = json_patch_paths(&patch.value, patch.positions.as_deref())
+                .into_iter()
+                .map(|(path, at)| (named(&doc.value, path), at))
+                .collect();
+            record(doc, paths, &patch.source, field);
             self.tree
                 .budget()
                 .charge(added, &format!("{} ({field})", self.shown))?;
@@ -745,11 +824,12 @@ impl Ctx<'_> {
     fn strategic_merge(
         &mut self,
         resources: &mut Vec<Document>,
-        (patch, source): (&Value, &Source),
+        whole: &Patch,
         target: Option<&Target>,
         field: &str,
         allow_rename: bool,
     ) -> Result<(), ManifestError> {
+        let patch = &whole.value;
         if patch["metadata"]["name"].as_str().is_none_or(str::is_empty) {
             // `kubectl kustomize` (kubectl v1.32, kustomize v5.5.0) refuses such a patch, with or without a target:
             // "unable to parse SM or JSON patch".
@@ -772,7 +852,8 @@ impl Ctx<'_> {
             }
             let name = doc.value["metadata"]["name"].clone();
             patch::patch_resource(&mut doc.value, patch);
-            record(doc, merge_patch_paths(patch), source, field);
+            let paths = merge_patch_paths(patch, whole.positions.as_deref());
+            record(doc, paths, &whole.source, field);
             // kubectl kustomize v5.5.0 keeps the name unless `options.allowNameChange: true`
             // (tests/fixtures/kustomize-trees/rename-without-allow, rename-with-allow).
             if !allow_rename
@@ -816,11 +897,15 @@ impl Ctx<'_> {
 
 /// The documents of a patch and their nodes.
 fn patch_set(text: &str, name: &str, limits: &crate::Limits) -> Result<PatchSet, ManifestError> {
-    let patches: Vec<(Value, Source)> = documents(text, name, limits)?
+    let patches: Vec<Patch> = documents(text, name, limits)?
         .into_iter()
-        .map(|d| (d.value, d.source))
+        .map(|d| Patch {
+            value: d.value,
+            source: d.source,
+            positions: d.positions,
+        })
         .collect();
-    let nodes = patches.iter().map(|(p, _)| nodes(p)).sum();
+    let nodes = patches.iter().map(|p| nodes(&p.value)).sum();
     Ok(PatchSet { patches, nodes })
 }
 

@@ -1,26 +1,32 @@
 //! What a kustomization sets in a resource, for [`crate::SetBy`]: the fields a strategic
-//! merge patch or a JSON patch writes, recorded on the document with the patch's source.
+//! merge patch or a JSON patch writes, recorded on the document with the patch's source and
+//! the line in it that sets each one.
 
 use serde_json::Value;
 
-use crate::Source;
 use crate::parse::Document;
+use crate::{Position, Positions, Source};
+
+/// A path a kustomization set, and where in the setter's file it is set (when known).
+pub(super) type SetPath = (Vec<String>, Option<Position>);
 
 /// Records that `field` (its document at `source`) set the values at `paths` of `doc`.
-pub(super) fn record(doc: &mut Document, paths: Vec<Vec<String>>, source: &Source, field: &str) {
+pub(super) fn record(doc: &mut Document, paths: Vec<SetPath>, source: &Source, field: &str) {
     doc.set_by
-        .extend(paths.into_iter().map(|path| crate::SetBy {
+        .extend(paths.into_iter().map(|(path, at)| crate::SetBy {
             path,
             source: source.clone(),
             field: field.to_owned(),
+            at,
         }));
 }
 
 /// The keys of every value a strategic merge patch sets, through mappings: a scalar, a
 /// `null` (a deletion) or an empty mapping; a list is merged item by item, not recorded.
 /// The keys that select the resource (`apiVersion`, `kind`, `metadata.name`,
-/// `metadata.namespace`) and `$patch` directives are not values it sets.
-pub(super) fn merge_patch_paths(patch: &Value) -> Vec<Vec<String>> {
+/// `metadata.namespace`) and `$patch` directives are not values it sets. Each with the
+/// position of its key in the patch, when `positions` are known.
+pub(super) fn merge_patch_paths(patch: &Value, positions: Option<&Positions>) -> Vec<SetPath> {
     fn walk(node: &Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
         match node {
             Value::Object(map) if !map.is_empty() => {
@@ -44,25 +50,65 @@ pub(super) fn merge_patch_paths(patch: &Value) -> Vec<Vec<String>> {
     }
     let mut out = Vec::new();
     walk(patch, &mut Vec::new(), &mut out);
-    out
+    out.into_iter()
+        .map(|path| {
+            let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+            let at = positions.and_then(|p| p.child(&keys)).map(Positions::at);
+            (path, at)
+        })
+        .collect()
+}
+
+/// `path` with each list index replaced by the `name` of the item there in `doc`, when it
+/// has one: findings name list items by name (`spec.versions[v1beta2]`).
+pub(super) fn named(doc: &Value, path: Vec<String>) -> Vec<String> {
+    let mut node = Some(doc);
+    path.into_iter()
+        .map(|key| {
+            let here = node;
+            node = here.and_then(|n| match n {
+                Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
+                other => other.get(&key),
+            });
+            match (
+                here,
+                node.and_then(|n| n.get("name")).and_then(Value::as_str),
+            ) {
+                (Some(Value::Array(_)), Some(name)) => name.to_owned(),
+                _ => key,
+            }
+        })
+        .collect()
 }
 
 /// The keys of the paths a JSON patch's operations write (`add`, `replace`, `remove`,
-/// `copy`, `move`), decoded from their JSON pointers.
-pub(super) fn json_patch_paths(patch: &Value) -> Vec<Vec<String>> {
+/// `copy`, `move`), decoded from their JSON pointers; each with the position of the
+/// operation's `value` (its `path` for an operation without one) in the patch, when known.
+pub(super) fn json_patch_paths(patch: &Value, positions: Option<&Positions>) -> Vec<SetPath> {
     patch
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default()
         .iter()
-        .filter(|op| op["op"] != "test")
-        .filter_map(|op| op["path"].as_str())
-        .map(|pointer| {
-            pointer
+        .enumerate()
+        .filter(|(_, op)| op["op"] != "test")
+        .filter_map(|(i, op)| Some((i, op, op["path"].as_str()?)))
+        .map(|(i, op, pointer)| {
+            let index = i.to_string();
+            let key = if op.get("value").is_some() {
+                "value"
+            } else {
+                "path"
+            };
+            let at = positions
+                .and_then(|p| p.child(&[&index, key]).or_else(|| p.child(&[&index])))
+                .map(Positions::at);
+            let path = pointer
                 .split('/')
                 .skip(1)
                 .map(|k| k.replace("~1", "/").replace("~0", "~"))
-                .collect()
+                .collect();
+            (path, at)
         })
         .collect()
 }
@@ -73,8 +119,15 @@ mod tests {
 
     use super::*;
 
-    fn keys(paths: &[Vec<String>]) -> Vec<String> {
-        paths.iter().map(|p| p.join("/")).collect()
+    fn keys(paths: &[SetPath]) -> Vec<String> {
+        paths.iter().map(|(p, _)| p.join("/")).collect()
+    }
+
+    fn unplaced(paths: &[&[&str]]) -> Vec<SetPath> {
+        paths
+            .iter()
+            .map(|p| (p.iter().map(|k| (*k).to_owned()).collect(), None))
+            .collect()
     }
 
     #[test]
@@ -87,7 +140,7 @@ mod tests {
             "$patch": "merge"
         });
         assert_eq!(
-            keys(&merge_patch_paths(&patch)),
+            keys(&merge_patch_paths(&patch, None)),
             [
                 "metadata/annotations",
                 "metadata/labels/a",
@@ -105,12 +158,14 @@ mod tests {
             {"op": "test", "path": "/t", "value": 1},
             {"op": "replace", "path": "/a~0b", "value": 1}
         ]);
-        let expected: Vec<Vec<&str>> = vec![
-            vec!["metadata", "labels", "cluster.x-k8s.io/v1beta2"],
-            vec!["spec", "versions", "0"],
-            vec!["a~b"],
-        ];
-        assert_eq!(json_patch_paths(&patch), expected);
+        assert_eq!(
+            keys(&json_patch_paths(&patch, None)),
+            [
+                "metadata/labels/cluster.x-k8s.io/v1beta2",
+                "spec/versions/0",
+                "a~b"
+            ]
+        );
     }
 
     #[test]
@@ -120,19 +175,19 @@ mod tests {
         let kustomization = Source::new("kustomization.yaml", 0, 4);
         record(
             &mut doc,
-            vec![vec!["metadata".into(), "labels".into(), "a".into()]],
+            unplaced(&[&["metadata", "labels", "a"]]),
             &patch,
             "patches[0]",
         );
         record(
             &mut doc,
-            vec![vec!["metadata".into(), "labels".into(), "a".into()]],
+            unplaced(&[&["metadata", "labels", "a"]]),
             &kustomization,
             "labels",
         );
         record(
             &mut doc,
-            vec![vec!["spec".into(), "conversion".into()]],
+            unplaced(&[&["spec", "conversion"]]),
             &patch,
             "patches[1]",
         );
@@ -147,6 +202,13 @@ mod tests {
             "patches[1]"
         );
         assert!(doc.set_by_at(&["spec"]).is_none());
+        // A patch of a schema field's `type` set that field, not the fields holding it.
+        let field = ["spec", "versions", "v1", "properties", "replicas"];
+        let mut typed: Vec<&str> = field.to_vec();
+        typed.push("type");
+        record(&mut doc, unplaced(&[&typed]), &patch, "patchesJson6902[0]");
+        assert_eq!(doc.set_by_at(&field).unwrap().field, "patchesJson6902[0]");
+        assert!(doc.set_by_at(&field[..4]).is_none());
         assert!(doc.set_by_at(&["metadata", "labels", "b"]).is_none());
     }
 }
