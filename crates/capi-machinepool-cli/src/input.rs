@@ -72,6 +72,28 @@ pub fn for_each_object(
     })
 }
 
+/// [`for_each_object`] with the numbers of YAML documents as `kubectl apply` sends them
+/// (`capi_manifests::numbers`: `replicas: 3.0` in YAML reaches the server as 3; a JSON
+/// document's numbers are kept as written).
+pub fn for_each_object_as_sent(
+    path: &Path,
+    mut each: impl FnMut(Source, serde_json::Value) -> Result<(), crate::output::Failure>,
+) -> Result<(), crate::output::Failure> {
+    for_each_document(path, |doc| {
+        let Some(mut value) = doc.value.filter(|v| !v.is_null()) else {
+            return Ok(());
+        };
+        if !capi_manifests::numbers::is_json(&doc.raw.text) {
+            capi_manifests::numbers::as_kubectl_sends(&mut value);
+        }
+        let items = capi_manifests::list::items(&doc.raw.source, value).map_err(|e| message(&e))?;
+        for (source, value) in items {
+            each(source, value)?;
+        }
+        Ok(())
+    })
+}
+
 /// Refuses a command line that names standard input (`-`) more than once: the first reader
 /// would drain it and the others would silently read nothing.
 pub fn stdin_once<'a>(

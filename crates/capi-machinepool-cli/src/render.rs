@@ -8,13 +8,15 @@
 //! error). The tree is first checked by `capi_manifests::kustomize::preflight` (nothing
 //! remote in any field kustomize loads, no plugins, KRM functions or Helm).
 //!
-//! Where the platform allows it, kustomize also runs in a sandbox, so that a field the
-//! preflight missed still fetches nothing and a patch bomb cannot take the machine's memory:
-//! in a network namespace of its own with no interfaces but a loopback that is down
-//! (`unshare --user --map-root-user --net`, util-linux; used when an unprivileged user
-//! namespace can be made), and with its data segment limited to 1 GiB (`prlimit --data`,
-//! util-linux: the Go runtime then stops with "out of memory", reported as that limit).
-//! Without those tools the preflight and the time and output limits still hold.
+//! kustomize also runs in a sandbox, so that a field the preflight missed still fetches
+//! nothing and a patch bomb cannot take the machine's memory: in a network namespace of its
+//! own with no interfaces but a loopback that is down (`unshare --user --map-root-user
+//! --net`, util-linux), and, where `prlimit` (util-linux) works, with its data segment
+//! limited to 1 GiB (the Go runtime then stops with "out of memory", reported as that
+//! limit). The network namespace is required: where it cannot be made (`unshare` missing,
+//! unprivileged user namespaces denied) kustomize is not run and `check DIR` stops with the
+//! reason and the ways out, among them `--kustomize never` (the emulator, which runs
+//! nothing). It never runs unsandboxed.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -35,29 +37,55 @@ const MAX_STDERR: u64 = 16 * 1024;
 const MAX_DATA: u64 = 1 << 30;
 
 /// The sandbox wrappers this machine has (probed once): `unshare` that can make a user and
-/// network namespace, and `prlimit`.
+/// network namespace (or why it cannot), and `prlimit`.
 struct Sandbox {
-    unshare: Option<PathBuf>,
+    unshare: Result<PathBuf, String>,
     prlimit: Option<PathBuf>,
 }
 
 fn sandbox() -> &'static Sandbox {
     static SANDBOX: std::sync::OnceLock<Sandbox> = std::sync::OnceLock::new();
     SANDBOX.get_or_init(|| {
-        let works = |program: &Path, args: &[&str]| {
+        let run = |program: &Path, args: &[&str]| {
             Command::new(program)
                 .args(args)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
+                .stderr(Stdio::piped())
+                .output()
         };
-        let unshare = on_path("unshare")
-            .filter(|p| works(p, &["--user", "--map-root-user", "--net", "--", "true"]));
-        let prlimit = on_path("prlimit").filter(|p| works(p, &["--data=1073741824", "--", "true"]));
+        let unshare = match on_path("unshare") {
+            None => Err("`unshare` (util-linux) is not on PATH".to_owned()),
+            Some(p) => match run(&p, &["--user", "--map-root-user", "--net", "--", "true"]) {
+                Ok(out) if out.status.success() => Ok(p),
+                Ok(out) => Err(format!(
+                    "`unshare --user --map-root-user --net` cannot make a namespace here ({}): unprivileged user namespaces are denied",
+                    capi_diagnostics::excerpt::Excerpt::with_max_chars(
+                        String::from_utf8_lossy(&out.stderr).trim(),
+                        200
+                    )
+                )),
+                Err(e) => Err(format!("`unshare` cannot be run: {e}")),
+            },
+        };
+        let prlimit = on_path("prlimit").filter(|p| {
+            run(p, &["--data=1073741824", "--", "true"]).is_ok_and(|o| o.status.success())
+        });
         Sandbox { unshare, prlimit }
     })
+}
+
+/// Why kustomize is not run here, when it cannot be put in a network namespace of its own:
+/// the sandbox fails closed (a kustomization the preflight misread could fetch a remote base
+/// or run `git`), with the ways out.
+fn unsandboxed(why: &str) -> String {
+    format!(
+        "kustomize is not run without its sandbox, and it cannot be sandboxed here: {why}. \
+         Ways out: install util-linux (`unshare`); allow unprivileged user namespaces \
+         (`sysctl -w user.max_user_namespaces=15000`; on Ubuntu 23.10 and later, as on GitHub's \
+         ubuntu-24.04 runners, `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`); or \
+         render with the built-in emulator, which runs nothing: `--kustomize never`"
+    )
 }
 
 /// `--kustomize`: which kustomize renders directories with a kustomization.
@@ -121,7 +149,7 @@ impl Kustomize {
     fn command(&self, home: &Path, args: &[&std::ffi::OsStr]) -> Command {
         let sandbox = sandbox();
         let mut chain: Vec<std::ffi::OsString> = Vec::new();
-        if let Some(unshare) = &sandbox.unshare {
+        if let Ok(unshare) = &sandbox.unshare {
             chain.push(unshare.into());
             chain.extend(["--user", "--map-root-user", "--net", "--"].map(Into::into));
         }
@@ -148,6 +176,9 @@ impl Kustomize {
 
     /// Runs the sandboxed command; its standard output.
     fn run(&self, args: &[&std::ffi::OsStr]) -> Result<Vec<u8>, String> {
+        if let Err(why) = &sandbox().unshare {
+            return Err(unsandboxed(why));
+        }
         let home = tempfile::tempdir().map_err(|e| format!("cannot make a temporary HOME: {e}"))?;
         let mut child = self
             .command(home.path(), args)

@@ -4,6 +4,11 @@
 //! path (decoding, defaulting, validation, admission) and stores nothing. The kubeconfig is
 //! read as kubectl reads it: `--kubeconfig`, else `$KUBECONFIG`, else `~/.kube/config`, else
 //! the in-cluster service account; `--context` picks a context.
+//!
+//! A kubeconfig runs only what kubectl runs, and less unless asked ([`runs_nothing`]): the
+//! `gcp` and `azure` auth providers, which client-go removed (Kubernetes 1.26) and whose
+//! `cmd-path` the kube client would still run, are refused; an `exec` credential plugin runs
+//! only with `--allow-exec-plugin`.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -25,6 +30,11 @@ pub struct ServerArgs {
     /// The kubeconfig context of `--server`.
     #[arg(long, value_name = "NAME", requires = "server")]
     pub context: Option<String>,
+    /// Run the kubeconfig user's `exec` credential plugin, as kubectl does. Without it a
+    /// kubeconfig that names one is refused: a kubeconfig a pull request can supply must not
+    /// run programs on the CI machine.
+    #[arg(long, requires = "server")]
+    pub allow_exec_plugin: bool,
 }
 
 impl ServerArgs {
@@ -192,20 +202,77 @@ async fn config(args: &ServerArgs) -> Result<kube::Config, String> {
         context: args.context.clone(),
         ..kube::config::KubeConfigOptions::default()
     };
-    let config = match &args.kubeconfig {
-        Some(path) => {
-            let kubeconfig = kube::config::Kubeconfig::read_from(path)
-                .map_err(|e| format!("--kubeconfig {}: {e}", path.display()))?;
-            kube::Config::from_custom_kubeconfig(kubeconfig, &options).await
-        }
-        None if args.context.is_some() => kube::Config::from_kubeconfig(&options).await,
-        None => {
-            return kube::Config::infer()
-                .await
-                .map_err(|e| format!("--server: no kubeconfig or in-cluster configuration: {e}"));
-        }
+    let kubeconfig = match &args.kubeconfig {
+        Some(path) => Some(
+            kube::config::Kubeconfig::read_from(path)
+                .map_err(|e| format!("--kubeconfig {}: {e}", path.display()))?,
+        ),
+        None => match kube::config::Kubeconfig::read() {
+            Ok(kubeconfig) => Some(kubeconfig),
+            Err(e) if args.context.is_some() => {
+                return Err(format!("--server: cannot read the kubeconfig: {e}"));
+            }
+            Err(_) => None,
+        },
     };
-    config.map_err(|e| format!("--server: cannot read the kubeconfig: {e}"))
+    let Some(kubeconfig) = kubeconfig else {
+        return kube::Config::incluster()
+            .map_err(|e| format!("--server: no kubeconfig or in-cluster configuration: {e}"));
+    };
+    runs_nothing(&kubeconfig, args.context.as_deref(), args.allow_exec_plugin)?;
+    kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+        .await
+        .map_err(|e| format!("--server: cannot read the kubeconfig: {e}"))
+}
+
+/// Refuses a kubeconfig whose user (of `context`, else the current context) would run a
+/// program: a removed auth provider (`gcp`, `azure`: client-go dropped them in Kubernetes
+/// 1.26 and kubectl runs nothing for them, while the kube client still runs their
+/// `cmd-path`), or an `exec` credential plugin unless `allow_exec`.
+pub fn runs_nothing(
+    kubeconfig: &kube::config::Kubeconfig,
+    context: Option<&str>,
+    allow_exec: bool,
+) -> Result<(), String> {
+    let Some(name) = context.or(kubeconfig.current_context.as_deref()) else {
+        return Ok(());
+    };
+    let user = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == name)
+        .and_then(|c| c.context.as_ref())
+        .and_then(|c| c.user.as_deref());
+    let Some(user) = user else {
+        return Ok(());
+    };
+    let Some(auth) = kubeconfig
+        .auth_infos
+        .iter()
+        .find(|a| a.name == user)
+        .and_then(|a| a.auth_info.as_ref())
+    else {
+        return Ok(());
+    };
+    let shown = capi_diagnostics::excerpt::excerpt(user);
+    if let Some(provider) = &auth.auth_provider
+        && matches!(provider.name.as_str(), "gcp" | "azure")
+    {
+        return Err(format!(
+            "--server: the kubeconfig user {shown} uses the `{}` auth provider, which client-go removed in Kubernetes 1.26 (kubectl runs nothing for it); refused here, since its `cmd-path` would run a program: use the provider's exec plugin (gke-gcloud-auth-plugin, kubelogin) with --allow-exec-plugin",
+            provider.name
+        ));
+    }
+    if let Some(exec) = &auth.exec
+        && !allow_exec
+    {
+        let command = exec.command.as_deref().unwrap_or_default();
+        return Err(format!(
+            "--server: the kubeconfig user {shown} runs a credential plugin (`exec` command {}); a kubeconfig a pull request can supply must not run programs, so it is refused unless you pass --allow-exec-plugin (kubectl would run it)",
+            capi_diagnostics::excerpt::excerpt(command)
+        ));
+    }
+    Ok(())
 }
 
 /// The causes of a refusal, as the server lists them.

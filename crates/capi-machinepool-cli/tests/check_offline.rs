@@ -171,37 +171,18 @@ fn wrapper_works(program: &str, args: &[&str], what: &str) -> bool {
     ok
 }
 
-/// Whether kustomize can run in a network namespace of its own (the sandbox `check` uses).
-fn sandbox_available() -> bool {
-    wrapper_works(
-        "unshare",
-        &["--user", "--map-root-user", "--net", "--", "true"],
-        "an unprivileged user and network namespace (unshare)",
-    )
-}
-
 /// kustomize runs without a network, so a remote path the preflight did not know would fetch
 /// nothing: `kubectl kustomize` in the sandbox `check` uses (src/render.rs) cannot reach the
 /// logger, which the same command outside the sandbox does reach.
 #[test]
 fn kustomize_runs_without_a_network() {
-    if !capi_test_support::kubectl::available() || !sandbox_available() {
+    if !capi_test_support::kubectl::available() || !capi_test_support::kubectl::sandbox_available()
+    {
         return;
     }
     let (url, hits) = request_logger();
     let dir = tree("sandbox", &format!("resources:\n- {url}/x.yaml\n"));
-    let out = std::process::Command::new("unshare")
-        .args([
-            "--user",
-            "--map-root-user",
-            "--net",
-            "--",
-            "kubectl",
-            "kustomize",
-        ])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = capi_test_support::kubectl::kustomize_offline(&dir);
     assert!(!out.status.success());
     assert_eq!(hits.load(Ordering::SeqCst), 0);
     // And outside the sandbox it would have fetched: the logger is reachable.
@@ -254,4 +235,92 @@ fn a_patch_bomb_is_stopped_at_the_memory_limit() {
     );
     assert!(started.elapsed() < std::time::Duration::from_secs(100));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A kubeconfig whose only user authenticates with `user` (YAML), for a server on loopback
+/// where nothing listens.
+fn kubeconfig_with_user(dir: &std::path::Path, user: &str) -> std::path::PathBuf {
+    let path = dir.join("kubeconfig");
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: ci\nclusters:\n- name: ci\n  cluster:\n    server: https://127.0.0.1:1\ncontexts:\n- name: ci\n  context:\n    cluster: ci\n    user: ci\nusers:\n- name: ci\n  user:\n{user}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// A script that leaves `marker` behind when run (and prints nothing usable).
+fn marker_script(dir: &std::path::Path, marker: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("plugin.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\ntouch {}\nexit 1\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// Issue 65: a kubeconfig runs only what kubectl runs. The removed `gcp` auth provider's
+/// `cmd-path` (client-go dropped the provider in Kubernetes 1.26; kubectl v1.32 runs nothing
+/// on such a file) is refused and not run; an `exec` plugin runs only with
+/// `--allow-exec-plugin`.
+#[cfg(unix)]
+#[test]
+fn a_kubeconfig_runs_nothing_kubectl_would_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let script = marker_script(dir.path(), &marker);
+    let crd = capi_test_support::workspace_root()
+        .join("tests/fixtures/provider-trees/capi-dev/config/crd/bases/infrastructure.cluster.x-k8s.io_devmachinepools.yaml");
+    let gcp = format!(
+        "    auth-provider:\n      name: gcp\n      config:\n        cmd-path: {}\n",
+        script.display()
+    );
+    let exec = format!(
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: {}\n      interactiveMode: Never\n",
+        script.display()
+    );
+    let check = |kubeconfig: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "--server",
+            "--kubeconfig",
+            kubeconfig.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        args.push(crd.to_str().unwrap());
+        let out = run(&args, None);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = check(&kubeconfig_with_user(dir.path(), &gcp), &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`gcp` auth provider") && stderr.contains("removed"),
+        "{stderr}"
+    );
+    assert!(!marker.exists(), "the gcp cmd-path ran");
+    let (code, stderr) = check(&kubeconfig_with_user(dir.path(), &exec), &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--allow-exec-plugin"), "{stderr}");
+    assert!(
+        !marker.exists(),
+        "the exec plugin ran without --allow-exec-plugin"
+    );
+    // Asked for: kubectl's behaviour (the plugin runs; it fails, so the server is not asked).
+    let (code, stderr) = check(
+        &kubeconfig_with_user(dir.path(), &exec),
+        &["--allow-exec-plugin"],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        marker.exists(),
+        "--allow-exec-plugin runs the plugin: {stderr}"
+    );
 }

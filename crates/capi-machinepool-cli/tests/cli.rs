@@ -265,6 +265,39 @@ fn validate_reports_type_errors_with_their_path() {
     }
 }
 
+/// Issue 65: a whole number written as a float in YAML (`3.0`, `3e0`, `-0.0`) is the integer
+/// the API server reads after `kubectl apply` (sigs.k8s.io/yaml prints a whole `float64`
+/// without fraction through Go's `encoding/json`; apimachinery's `util/json` then decodes it
+/// as `int64`); the same `3.0` sent as JSON stays a float, which the server refuses for an
+/// integer field (`accessor error: 3 is of the type float64`), as does `3.5` in either form.
+#[test]
+fn yaml_whole_floats_are_integers_as_kubectl_sends_them() {
+    let pool = |replicas: &str| {
+        format!(
+            "apiVersion: cluster.x-k8s.io/v1beta2\nkind: MachinePool\nmetadata: {{name: x, namespace: default}}\nspec:\n  clusterName: c\n  replicas: {replicas}\n  template:\n    spec:\n      clusterName: c\n      version: v1.33.0\n      bootstrap: {{dataSecretName: s}}\n      infrastructureRef: {{apiGroup: infrastructure.cluster.x-k8s.io, kind: FooMachinePool, name: p}}\n"
+        )
+    };
+    let validate = |input: &str| {
+        let out = run(
+            &["validate", "--control-plane-version", "v1.33.0", "-f", "-"],
+            Some(input.as_bytes()),
+        );
+        (out.status.code(), stdout(&out))
+    };
+    for whole in ["3.0", "3e0", "-0.0", "3"] {
+        let (code, text) = validate(&pool(whole));
+        assert_eq!(code, Some(0), "{whole}: {text}");
+    }
+    let (code, text) = validate(&pool("3.5"));
+    assert_eq!(code, Some(1), "{text}");
+    let json = r#"{"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool", "metadata": {"name": "x", "namespace": "default"},
+      "spec": {"clusterName": "c", "replicas": 3.0, "template": {"spec": {"clusterName": "c", "version": "v1.33.0",
+        "bootstrap": {"dataSecretName": "s"}, "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "FooMachinePool", "name": "p"}}}}}"#;
+    let (code, text) = validate(json);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("3 is of the type float64"), "{text}");
+}
+
 #[test]
 fn convert_round_trips_and_passes_other_documents_through() {
     let input = corpus("objects/machine-pool.yaml");

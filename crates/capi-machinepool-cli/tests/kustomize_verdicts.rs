@@ -90,7 +90,8 @@ fn readme_first_command_output_is_real() {
         .find("Real output of the first command")
         .expect("README shows the first command's output");
     let block = &readme[at..];
-    let start = block.find("```text\n").unwrap() + "```text\n".len();
+    let command = "```text\n$ cargo run -q -p capi-machinepool-cli -- check tests/fixtures/provider-trees/capi-dev/config/crd\n";
+    let start = block.find(command).expect("the block shows the command") + command.len();
     let end = start + block[start..].find("```").unwrap();
     let shown = &block[start..end];
     assert!(
@@ -121,8 +122,8 @@ fn readme_first_command_output_is_real() {
 /// `label-from-patch` (see the fixtures' README, recorded with `kubectl kustomize`): a patch
 /// file's second document labels the pools CRD with a version it does not have. With the real
 /// kustomize and with the emulator, the failing finding names `patches[0]` in that file
-/// (document 1, line 8) in text, JSON, GitHub and SARIF output, while the subject is still
-/// read from the base file.
+/// (document 1, line 13: the label's own line, issue 59) in text, JSON, GitHub and SARIF
+/// output, while the subject is still read from the base file.
 #[test]
 fn a_value_set_by_a_patch_is_reported_at_the_patch_file() {
     let dir = fixture("kustomize-trees/label-from-patch");
@@ -151,7 +152,7 @@ fn a_value_set_by_a_patch_is_reported_at_the_patch_file() {
         assert_eq!(f["path"], "metadata.labels[cluster.x-k8s.io/v1beta2]");
         assert_eq!(
             f["setBy"],
-            serde_json::json!({"file": patch, "document": 1, "line": 8, "field": "patches[0]"}),
+            serde_json::json!({"file": patch, "document": 1, "line": 13, "column": 5, "field": "patches[0]"}),
             "{renderer}"
         );
         assert!(
@@ -164,7 +165,7 @@ fn a_value_set_by_a_patch_is_reported_at_the_patch_file() {
         let text = run(&["check", "--kustomize", renderer, d], None);
         let text = String::from_utf8_lossy(&text.stdout);
         assert!(
-            text.contains(&format!("set by: `patches[0]` in {patch}#1 (line 8)")),
+            text.contains(&format!("set by: `patches[0]` in {patch}#1 (line 13)")),
             "{text}"
         );
         let github = run(
@@ -173,7 +174,7 @@ fn a_value_set_by_a_patch_is_reported_at_the_patch_file() {
         );
         let github = String::from_utf8_lossy(&github.stdout);
         assert!(
-            github.contains(&format!("::error file={patch},line=8,")),
+            github.contains(&format!("::error file={patch},line=13,endLine=13,col=5,")),
             "{github}"
         );
         let sarif = run(
@@ -196,7 +197,7 @@ fn a_value_set_by_a_patch_is_reported_at_the_patch_file() {
                 .ends_with("patches/contract-labels.yaml"),
             "{result}"
         );
-        assert_eq!(location["region"]["startLine"], 8);
+        assert_eq!(location["region"]["startLine"], 13);
         assert!(
             result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"]
                 .as_str()
@@ -204,5 +205,88 @@ fn a_value_set_by_a_patch_is_reported_at_the_patch_file() {
                 .ends_with("bases/pools.yaml"),
             "{result}"
         );
+    }
+}
+
+/// A directory of programs for `PATH`: `kubectl` (the real one) and, when `unshare` is
+/// given, a stand-in `unshare` script with that body.
+fn path_with(name: &str, unshare: Option<&str>) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("capi-sandbox-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = std::process::Command::new("sh")
+        .args(["-c", "command -v kubectl"])
+        .output()
+        .unwrap();
+    let kubectl = String::from_utf8(out.stdout).unwrap();
+    std::os::unix::fs::symlink(kubectl.trim(), dir.join("kubectl")).unwrap();
+    if let Some(body) = unshare {
+        let script = dir.join("unshare");
+        std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    dir
+}
+
+/// Issue 65: the kustomize sandbox fails closed. With no `unshare` on PATH, or one that
+/// cannot make a user namespace (as with `user.max_user_namespaces=0`, or Ubuntu 24.04's
+/// AppArmor restriction), `check DIR` does not run kustomize unsandboxed: it stops (exit 2)
+/// with the reason and the ways out; `--kustomize never` (the emulator, which runs nothing)
+/// still checks the tree.
+#[cfg(unix)]
+#[test]
+fn kustomize_is_never_run_without_its_sandbox() {
+    if !capi_test_support::kubectl::available() {
+        return;
+    }
+    let root = capi_test_support::workspace_root();
+    let tree = "tests/fixtures/provider-trees/capi-dev/config/crd";
+    let denied =
+        "echo 'unshare: write failed /proc/self/uid_map: Operation not permitted' >&2; exit 1";
+    for (case, unshare, reason) in [
+        ("missing", None, "`unshare` (util-linux) is not on PATH"),
+        (
+            "denied",
+            Some(denied),
+            "unprivileged user namespaces are denied",
+        ),
+    ] {
+        let bin = path_with(case, unshare);
+        let out = common::bin()
+            .current_dir(&root)
+            .env("PATH", &bin)
+            .args(["check", tree])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{case}: {stderr}");
+        assert!(
+            stderr.contains("kustomize is not run without its sandbox") && stderr.contains(reason),
+            "{case}: {stderr}"
+        );
+        for way_out in [
+            "util-linux",
+            "user.max_user_namespaces",
+            "--kustomize never",
+        ] {
+            assert!(stderr.contains(way_out), "{case}: no {way_out}: {stderr}");
+        }
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("rendered with kubectl"),
+            "{case}: kustomize ran"
+        );
+        let never = common::bin()
+            .current_dir(&root)
+            .env("PATH", &bin)
+            .args(["check", "--kustomize", "never", tree])
+            .output()
+            .unwrap();
+        assert_eq!(
+            never.status.code(),
+            Some(1),
+            "{case}: the emulator checks the tree"
+        );
+        let _ = std::fs::remove_dir_all(&bin);
     }
 }

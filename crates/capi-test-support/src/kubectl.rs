@@ -79,3 +79,52 @@ pub fn checked_parts(values: &[Value]) -> BTreeMap<(String, String), (Value, Val
         })
         .collect()
 }
+
+/// Whether an unprivileged user and network namespace can be made here (`unshare --user
+/// --map-root-user --net`, the sandbox `check DIR` runs kustomize in). Prints `skipped: ...`
+/// when not.
+///
+/// # Panics
+/// When it cannot and `CI=true`: the sandboxed tiers must run in CI.
+#[must_use]
+pub fn sandbox_available() -> bool {
+    let made = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--net", "--", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI must be able to make an unprivileged user and network namespace (unshare)"
+        );
+        eprintln!("skipped: no unprivileged user and network namespace (unshare) here");
+    }
+    made
+}
+
+/// `kubectl kustomize DIR` in a network namespace of its own (no interface is up: nothing
+/// leaves the machine, whatever the kustomization names), with an environment of `PATH` and
+/// `HOME=DIR` only and git told never to prompt; its output. Check [`sandbox_available`]
+/// first.
+///
+/// # Panics
+/// When `unshare` cannot be started.
+#[must_use]
+pub fn kustomize_offline(dir: &Path) -> std::process::Output {
+    Command::new("unshare")
+        .args([
+            "--user",
+            "--map-root-user",
+            "--net",
+            "--",
+            "kubectl",
+            "kustomize",
+        ])
+        .arg(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .output()
+        .expect("unshare starts")
+}

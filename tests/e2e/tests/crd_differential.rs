@@ -35,6 +35,78 @@ const BASES: &[&str] = &[
     "providers/oci-v0.15.0/crds.yaml",
 ];
 
+/// The `pattern` family's patterns: Go's refusals by class, forms it accepts, Go-only syntax
+/// the model leaves not judged, and Go's limits on well-formed patterns.
+const PATTERNS: &[&str] = &[
+    "^[a-z]+$",
+    "(?=a)",
+    "(?!a)b",
+    "(?<=a)b",
+    "(a)\\1",
+    "(a",
+    "a)",
+    "[a",
+    "a\\",
+    "*a",
+    "a**",
+    "a{1001}",
+    "a{2,5}",
+    "(?i)abc",
+    "(?x)a",
+    "\\d+",
+    "[[:alpha:]]",
+    "(?P<n>a)",
+    "\\Qa.b\\E",
+    "a{,3}",
+    "\\pL",
+    "\\C",
+    "a*?",
+    "a??",
+    "a???",
+    "\\z",
+    // Go's limits on a well-formed pattern (issue 65): nested repetitions over
+    // 1000 and a tree higher than 1000.
+    "(a{100}){100}",
+    "((a{10}){10}){11}",
+    "((a{10}){10}){10}",
+    "(a{2}){500}",
+    "(?:a{2}){501}",
+    "((a{100})*){10}",
+    DEEP_GROUPS,
+    SHALLOW_GROUPS,
+];
+
+/// 1000 nested capture groups: Go's `checkHeight` refuses the pattern ("expression nests too
+/// deeply").
+const DEEP_GROUPS: &str = concat!(
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((",
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((",
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((",
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((",
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((",
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((",
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((",
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((",
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((",
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((",
+    "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+    "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+    "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+    "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+    "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+    "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+    "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+    "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+    "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+    "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+);
+
+/// 100 nested capture groups: within Go's limits.
+const SHALLOW_GROUPS: &str = concat!(
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((",
+    "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+);
+
 fn load_bases() -> Vec<Value> {
     BASES
         .iter()
@@ -415,6 +487,13 @@ fn mutate(crd: &mut Value, family: &str, p: &mut Pick) {
                 json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "default": {}}),
                 json!({"type": "array", "items": {"type": "string"}, "maxItems": 1, "default": ["a", "b"]}),
                 json!({"type": "string", "pattern": "^a+$", "default": "b"}),
+                // Numbers at and beyond int64 (issue 65): Go decodes the latter as float64.
+                json!({"type": "integer", "default": 9_223_372_036_854_775_807_i64}),
+                json!({"type": "integer", "default": 9_223_372_036_854_775_808_u64}),
+                json!({"type": "integer", "format": "int64", "default": 18_446_744_073_709_551_615_u64}),
+                json!({"type": "integer", "format": "int32", "default": 2_147_483_648_i64}),
+                json!({"type": "number", "default": 9_223_372_036_854_775_808_u64}),
+                json!({"type": "integer", "default": 3.0}),
             ]).clone();
             if p.next(5) == 0 {
                 crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["metadata"] =
@@ -424,34 +503,7 @@ fn mutate(crd: &mut Value, family: &str, p: &mut Pick) {
             }
         }
         "pattern" => {
-            let pattern = *p.of(&[
-                "^[a-z]+$",
-                "(?=a)",
-                "(?!a)b",
-                "(?<=a)b",
-                "(a)\\1",
-                "(a",
-                "a)",
-                "[a",
-                "a\\",
-                "*a",
-                "a**",
-                "a{1001}",
-                "a{2,5}",
-                "(?i)abc",
-                "(?x)a",
-                "\\d+",
-                "[[:alpha:]]",
-                "(?P<n>a)",
-                "\\Qa.b\\E",
-                "a{,3}",
-                "\\pL",
-                "\\C",
-                "a*?",
-                "a??",
-                "a???",
-                "\\z",
-            ]);
+            let pattern = *p.of(PATTERNS);
             add_field(crd, json!({"type": "string", "pattern": pattern}), p);
         }
         "cel" => {
@@ -566,4 +618,42 @@ fn generated_mutants_are_judged_as_the_api_server_judges_them() {
         })
         .unwrap();
     tally.finish(CASES, FAMILIES);
+}
+
+/// Every pattern of the family, not a sample of them: the model's verdict on a base with a
+/// string field of that pattern is the real server's (or the model says it did not judge).
+#[test]
+fn every_pattern_of_the_family_is_judged_as_the_api_server_judges_it() {
+    let Some(server) = capi_e2e::api_server() else {
+        return;
+    };
+    let bases = load_bases();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let client = runtime.block_on(server.client());
+    let mut judged = 0;
+    for pattern in PATTERNS {
+        let mut crd = bases[0].clone();
+        let props = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"];
+        props["patterned"] = json!({"type": "string", "pattern": pattern});
+        let server = runtime.block_on(server_verdict(&client, &crd));
+        let model = capi_contract_check::crd_validity(&crd);
+        if !model.not_judged.is_empty() {
+            assert!(model.refusals.is_empty(), "{pattern}: {model:?}");
+            continue;
+        }
+        judged += 1;
+        let ours: BTreeSet<Cause> = model.refusals.iter().cloned().map(normalized).collect();
+        match server {
+            None => assert!(
+                ours.is_empty(),
+                "{pattern}: the server accepts, the model: {ours:?}"
+            ),
+            Some(fields) => assert_eq!(fields, ours, "{pattern}"),
+        }
+    }
+    assert!(
+        judged + 6 >= PATTERNS.len(),
+        "{judged} of {} judged",
+        PATTERNS.len()
+    );
 }

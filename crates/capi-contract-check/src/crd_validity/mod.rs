@@ -32,6 +32,8 @@ mod conversion;
 mod decoding;
 mod defaults;
 mod pattern;
+mod pattern_limits;
+mod request_size;
 mod schema;
 mod spec;
 mod subresources;
@@ -303,6 +305,7 @@ pub(crate) fn validate(crd: &Value) -> Refusals {
     if !decoding::decodes(crd, &mut refusals) {
         return refusals;
     }
+    request_size::validate(crd, &mut refusals);
     let layout = Layout::of(&crd["spec"]);
     spec::validate(crd, &layout, &mut refusals);
     schema::validate_all(&crd["spec"], &layout, &mut refusals);

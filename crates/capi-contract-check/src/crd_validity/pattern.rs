@@ -2,15 +2,18 @@
 //! (`pkg/apiserver/schema/validation.go` lines 299-303): "must be a valid regular expression,
 //! but isn't: error parsing regexp: ...".
 //!
-//! Go's syntax is RE2's. Two steps, so that a verdict is only given where it is known:
+//! Go's syntax is RE2's. Three steps, so that a verdict is only given where it is known:
 //!
 //! 1. a scan for what Go refuses and this crate's engine might not: Perl lookaround, back
 //!    references, flags other than `imsU`, unbalanced groups and classes, a trailing
 //!    backslash, a repetition with nothing to repeat, a repeat count over 1000;
-//! 2. the `regex` crate (RE2 syntax) compiles what is left. Where it refuses something the
+//! 2. Go's size limits on a well-formed pattern (nested repetitions over 1000, a tree higher
+//!    than 1000: [`super::pattern_limits`]);
+//! 3. the `regex` crate (RE2 syntax) compiles what is left. Where it refuses something the
 //!    scan did not explain (`\Q...\E`, `\C`, `{,n}` are Go-only forms), the pattern is **not
 //!    judged** and said so; where it accepts, Go is taken to accept too.
 
+use super::pattern_limits::Limits;
 use super::{Bad, Refusals};
 
 /// Refuses `pattern` at `path` when Go would, or counts it as not judged.
@@ -34,213 +37,239 @@ fn go_compile(pattern: &str) -> Option<Result<regex::Regex, String>> {
     if let Err(reason) = scan(pattern) {
         return Some(Err(reason));
     }
+    let chars: Vec<char> = pattern.chars().collect();
+    match super::pattern_limits::check(&chars) {
+        Limits::Refused(reason) => return Some(Err(reason)),
+        Limits::Unknown => return None,
+        Limits::Within => {}
+    }
     regex::Regex::new(pattern).ok().map(Ok)
 }
 
 /// The Go refusals found by reading the pattern once.
 fn scan(p: &str) -> Result<(), String> {
-    let chars: Vec<char> = p.chars().collect();
-    let mut depth = 0usize;
-    let mut i = 0;
-    // Whether the previous item can be repeated (an atom or a closed group).
-    let mut repeatable = false;
-    // Whether the previous item is a repetition operator, and whether its `?` (non-greedy)
-    // was taken: `a**` is Go's "invalid nested repetition operator", `a*?` is not.
-    let mut after_repeat = false;
-    let mut lazy = false;
-    // Where the previous repetition operator began: Go quotes from there to the end of the
-    // operator that repeats it (`a???` is refused as `???`, `a*{2}` as `*{2}`).
-    let mut repeat_start = 0usize;
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '\\' => {
-                let Some(&next) = chars.get(i + 1) else {
-                    return Err("trailing backslash at end of expression: ``".into());
-                };
-                if next.is_ascii_digit() && next != '0' {
-                    return Err(format!("invalid escape sequence: `\\{next}`"));
-                }
-                if matches!(
-                    next,
-                    '<' | '>'
-                        | 'Z'
-                        | 'g'
-                        | 'k'
-                        | 'K'
-                        | 'R'
-                        | 'X'
-                        | 'h'
-                        | 'H'
-                        | 'V'
-                        | 'N'
-                        | 'o'
-                        | 'e'
-                        | 'c'
-                        | 'u'
-                        | 'i'
-                        | 'j'
-                        | 'l'
-                        | 'y'
-                        | 'G'
-                        | 'L'
-                        | 'U'
-                        | 'M'
-                        | 'O'
-                        | 'T'
-                        | 'Y'
-                ) {
-                    return Err(format!("invalid escape sequence: `\\{next}`"));
-                }
-                i += 2;
-                repeatable = true;
-                after_repeat = false;
-                continue;
-            }
-            '[' => {
-                let end = class_end(&chars, i).ok_or_else(|| {
-                    format!(
-                        "missing closing ]: `{}`",
-                        chars[i..].iter().collect::<String>()
-                    )
-                })?;
-                i = end + 1;
-                repeatable = true;
-                after_repeat = false;
-                continue;
-            }
-            '(' => {
-                let mut next = i + 1;
-                if chars.get(i + 1) == Some(&'?') {
-                    let rest: String = chars[i..].iter().take(4).collect();
-                    if rest.starts_with("(?=") || rest.starts_with("(?!") {
-                        return Err(format!(
-                            "invalid or unsupported Perl syntax: `{}`",
-                            &rest[..3]
-                        ));
-                    }
-                    if rest.starts_with("(?P<") || rest.starts_with("(?<") {
-                        // A named group (Go 1.22+ also reads `(?<=` and `(?<!` this way):
-                        // the name runs to `>` and is letters, digits and `_`.
-                        let rest_text: String = chars[i..].iter().collect();
-                        let close = chars[i..]
-                            .iter()
-                            .position(|c| *c == '>')
-                            .ok_or_else(|| format!("invalid named capture: `{rest_text}`"))?;
-                        let begin = if chars[i + 2] == 'P' { 4 } else { 3 };
-                        let name = &chars[i + begin..i + close];
-                        if name.is_empty()
-                            || !name.iter().all(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        {
-                            let capture: String = chars[i..=i + close].iter().collect();
-                            return Err(format!("invalid named capture: `{capture}`"));
-                        }
-                        next = i + close + 1;
-                    } else {
-                        // A flag group: `(?flags)` sets flags, `(?flags:` opens a group.
-                        let mut j = i + 2;
-                        loop {
-                            match chars.get(j) {
-                                None => return Err(format!("missing closing ): `{p}`")),
-                                Some(')') => {
-                                    i = j + 1;
-                                    repeatable = false;
-                                    after_repeat = false;
-                                    break;
-                                }
-                                Some(':') => break,
-                                Some('i' | 'm' | 's' | 'U' | '-') => j += 1,
-                                Some(_) => {
-                                    let upto: String = chars[i..=j].iter().collect();
-                                    return Err(format!(
-                                        "invalid or unsupported Perl syntax: `{upto}`"
-                                    ));
-                                }
-                            }
-                        }
-                        if chars.get(j) == Some(&')') {
-                            continue;
-                        }
-                        next = j + 1;
-                    }
-                }
-                depth += 1;
-                repeatable = false;
-                after_repeat = false;
-                i = next;
-                continue;
-            }
-            ')' => {
-                if depth == 0 {
-                    return Err(format!("unexpected ): `{p}`"));
-                }
-                depth -= 1;
-                repeatable = true;
-                after_repeat = false;
-            }
-            '|' => {
-                repeatable = false;
-                after_repeat = false;
-            }
-            '*' | '+' | '?' => {
-                if after_repeat {
-                    if c == '?' && !lazy {
-                        lazy = true;
-                        i += 1;
-                        continue;
-                    }
-                    let op: String = chars[repeat_start..=i].iter().collect();
-                    return Err(format!("invalid nested repetition operator: `{op}`"));
-                }
-                if !repeatable {
-                    return Err(format!("missing argument to repetition operator: `{c}`"));
-                }
-                repeat_start = i;
-                after_repeat = true;
-                lazy = false;
-                repeatable = false;
-                i += 1;
-                continue;
-            }
-            '{' => {
-                if let Some((end, min, max)) = repeat(&chars, i) {
-                    if min > 1000 || max > 1000 {
-                        let op: String = chars[i..=end].iter().collect();
-                        return Err(format!("invalid repeat count: `{op}`"));
-                    }
-                    let op: String = chars[i..=end].iter().collect();
-                    if after_repeat {
-                        let nested: String = chars[repeat_start..=end].iter().collect();
-                        return Err(format!("invalid nested repetition operator: `{nested}`"));
-                    }
-                    if !repeatable {
-                        return Err(format!("missing argument to repetition operator: `{op}`"));
-                    }
-                    repeat_start = i;
-                    i = end + 1;
-                    after_repeat = true;
-                    lazy = false;
-                    repeatable = false;
-                    continue;
-                }
-                repeatable = true;
-                after_repeat = false;
-            }
-            _ => {
-                repeatable = true;
-                after_repeat = false;
-            }
+    let mut scan = Scan {
+        pattern: p,
+        chars: p.chars().collect(),
+        i: 0,
+        depth: 0,
+        repeatable: false,
+        after_repeat: false,
+        lazy: false,
+        repeat_start: 0,
+    };
+    while scan.i < scan.chars.len() {
+        match scan.chars[scan.i] {
+            '\\' => scan.escape()?,
+            '[' => scan.class()?,
+            '(' => scan.group()?,
+            ')' => scan.close()?,
+            '|' => scan.item(false, 1),
+            c @ ('*' | '+' | '?') => scan.operator(c)?,
+            '{' => scan.braces()?,
+            _ => scan.item(true, 1),
         }
-        i += 1;
     }
-    if depth > 0 {
+    if scan.depth > 0 {
         return Err(format!("missing closing ): `{p}`"));
     }
     Ok(())
 }
 
+/// Escapes Go refuses after a backslash (Perl's and PCRE's classes and anchors RE2 lacks).
+const REFUSED_ESCAPES: &[char] = &[
+    '<', '>', 'Z', 'g', 'k', 'K', 'R', 'X', 'h', 'H', 'V', 'N', 'o', 'e', 'c', 'u', 'i', 'j', 'l',
+    'y', 'G', 'L', 'U', 'M', 'O', 'T', 'Y',
+];
+
+/// The state of one reading of a pattern.
+struct Scan<'a> {
+    pattern: &'a str,
+    chars: Vec<char>,
+    i: usize,
+    depth: usize,
+    /// Whether the previous item can be repeated (an atom or a closed group).
+    repeatable: bool,
+    /// Whether the previous item is a repetition operator, and whether its `?` (non-greedy)
+    /// was taken: `a**` is Go's "invalid nested repetition operator", `a*?` is not.
+    after_repeat: bool,
+    lazy: bool,
+    /// Where the previous repetition operator began: Go quotes from there to the end of the
+    /// operator that repeats it (`a???` is refused as `???`, `a*{2}` as `*{2}`).
+    repeat_start: usize,
+}
+
+impl Scan<'_> {
+    /// An item of `len` characters: an atom (`repeatable`) or an alternation bar.
+    fn item(&mut self, repeatable: bool, len: usize) {
+        self.repeatable = repeatable;
+        self.after_repeat = false;
+        self.i += len;
+    }
+
+    fn text(&self, from: usize, to: usize) -> String {
+        self.chars[from..=to].iter().collect()
+    }
+
+    /// `\x`: Go's refusals of a trailing backslash, back references and Perl-only escapes.
+    fn escape(&mut self) -> Result<(), String> {
+        let Some(&next) = self.chars.get(self.i + 1) else {
+            return Err("trailing backslash at end of expression: ``".into());
+        };
+        if (next.is_ascii_digit() && next != '0') || REFUSED_ESCAPES.contains(&next) {
+            return Err(format!("invalid escape sequence: `\\{next}`"));
+        }
+        self.item(true, 2);
+        Ok(())
+    }
+
+    /// `[...]`: a class, which must be closed.
+    fn class(&mut self) -> Result<(), String> {
+        let end = class_end(&self.chars, self.i).ok_or_else(|| {
+            let rest: String = self.chars[self.i..].iter().collect();
+            format!("missing closing ]: `{rest}`")
+        })?;
+        self.item(true, end + 1 - self.i);
+        Ok(())
+    }
+
+    /// `(`: a group, a named group, a flag group or a flag setting; Perl's lookarounds are
+    /// refused.
+    fn group(&mut self) -> Result<(), String> {
+        let i = self.i;
+        let mut next = i + 1;
+        if self.chars.get(i + 1) == Some(&'?') {
+            let rest: String = self.chars[i..].iter().take(4).collect();
+            if rest.starts_with("(?=") || rest.starts_with("(?!") {
+                return Err(format!(
+                    "invalid or unsupported Perl syntax: `{}`",
+                    &rest[..3]
+                ));
+            }
+            if rest.starts_with("(?P<") || rest.starts_with("(?<") {
+                next = self.named_group()?;
+            } else {
+                match self.flags()? {
+                    Some(body) => next = body,
+                    // `(?flags)`: no group opens.
+                    None => return Ok(()),
+                }
+            }
+        }
+        self.depth += 1;
+        self.repeatable = false;
+        self.after_repeat = false;
+        self.i = next;
+        Ok(())
+    }
+
+    /// A named group (Go 1.22+ also reads `(?<=` and `(?<!` this way): the name runs to `>`
+    /// and is letters, digits and `_`; where its body starts.
+    fn named_group(&self) -> Result<usize, String> {
+        let i = self.i;
+        let close = self.chars[i..]
+            .iter()
+            .position(|c| *c == '>')
+            .ok_or_else(|| {
+                let rest: String = self.chars[i..].iter().collect();
+                format!("invalid named capture: `{rest}`")
+            })?;
+        let begin = if self.chars[i + 2] == 'P' { 4 } else { 3 };
+        let name = &self.chars[i + begin..i + close];
+        if name.is_empty() || !name.iter().all(|c| c.is_ascii_alphanumeric() || *c == '_') {
+            return Err(format!(
+                "invalid named capture: `{}`",
+                self.text(i, i + close)
+            ));
+        }
+        Ok(i + close + 1)
+    }
+
+    /// A flag group: `(?flags:` opens a group (where its body starts); `(?flags)` sets flags
+    /// (`None`, and the scan moves past it).
+    fn flags(&mut self) -> Result<Option<usize>, String> {
+        let mut j = self.i + 2;
+        loop {
+            match self.chars.get(j) {
+                None => return Err(format!("missing closing ): `{}`", self.pattern)),
+                Some(')') => {
+                    self.item(false, j + 1 - self.i);
+                    return Ok(None);
+                }
+                Some(':') => return Ok(Some(j + 1)),
+                Some('i' | 'm' | 's' | 'U' | '-') => j += 1,
+                Some(_) => {
+                    return Err(format!(
+                        "invalid or unsupported Perl syntax: `{}`",
+                        self.text(self.i, j)
+                    ));
+                }
+            }
+        }
+    }
+
+    /// `)`: closes a group, which must be open.
+    fn close(&mut self) -> Result<(), String> {
+        if self.depth == 0 {
+            return Err(format!("unexpected ): `{}`", self.pattern));
+        }
+        self.depth -= 1;
+        self.item(true, 1);
+        Ok(())
+    }
+
+    /// `*`, `+`, `?`: a repetition of the previous item (or the `?` that makes the previous
+    /// repetition lazy).
+    fn operator(&mut self, c: char) -> Result<(), String> {
+        if self.after_repeat {
+            if c == '?' && !self.lazy {
+                self.lazy = true;
+                self.i += 1;
+                return Ok(());
+            }
+            let op = self.text(self.repeat_start, self.i);
+            return Err(format!("invalid nested repetition operator: `{op}`"));
+        }
+        if !self.repeatable {
+            return Err(format!("missing argument to repetition operator: `{c}`"));
+        }
+        self.repeated(self.i, self.i + 1);
+        Ok(())
+    }
+
+    /// `{`: a counted repetition (counts up to 1000), or a literal brace.
+    fn braces(&mut self) -> Result<(), String> {
+        let Some((end, min, max)) = repeat(&self.chars, self.i) else {
+            self.item(true, 1);
+            return Ok(());
+        };
+        let op = self.text(self.i, end);
+        if min > 1000 || max > 1000 {
+            return Err(format!("invalid repeat count: `{op}`"));
+        }
+        if self.after_repeat {
+            let nested = self.text(self.repeat_start, end);
+            return Err(format!("invalid nested repetition operator: `{nested}`"));
+        }
+        if !self.repeatable {
+            return Err(format!("missing argument to repetition operator: `{op}`"));
+        }
+        self.repeated(self.i, end + 1);
+        Ok(())
+    }
+
+    /// A repetition operator from `start` to before `next` was read.
+    fn repeated(&mut self, start: usize, next: usize) {
+        self.repeat_start = start;
+        self.after_repeat = true;
+        self.lazy = false;
+        self.repeatable = false;
+        self.i = next;
+    }
+}
+
 /// The index of the `]` closing the class opened at `start`.
-fn class_end(chars: &[char], start: usize) -> Option<usize> {
+pub(super) fn class_end(chars: &[char], start: usize) -> Option<usize> {
     let mut i = start + 1;
     if chars.get(i) == Some(&'^') {
         i += 1;
@@ -268,7 +297,7 @@ fn class_end(chars: &[char], start: usize) -> Option<usize> {
 }
 
 /// A `{n}`, `{n,}` or `{n,m}` at `start`: its end and bounds.
-fn repeat(chars: &[char], start: usize) -> Option<(usize, u64, u64)> {
+pub(super) fn repeat(chars: &[char], start: usize) -> Option<(usize, u64, u64)> {
     let end = start + chars[start..].iter().position(|c| *c == '}')?;
     let inner: String = chars[start + 1..end].iter().collect();
     let (min, max) = match inner.split_once(',') {

@@ -71,6 +71,31 @@ fn whole_floats_are_integers_and_int32_is_a_range() {
     );
 }
 
+/// Issue 65: a number beyond int64 (Go decodes it as a float64) is no integer to kube-openapi
+/// (`swag.IsFloat64AJSONInteger` stops at 2^53 - 1): a type error beside the range error, as
+/// the real API server answers for a CRD default of 9223372036854775808 (run against
+/// apiextensions-apiserver v0.37.2 by the e2e tier).
+#[test]
+fn numbers_beyond_int64_are_not_integers() {
+    let plain = spec(json!({"r": {"type": "integer"}}));
+    assert_eq!(
+        errors(plain, json!({"spec": {"r": 9_223_372_036_854_775_808_u64}})),
+        [
+            r#"spec.r: Invalid value: "number": spec.r in body must be of type integer: "number""#,
+            r#"<nil>: Invalid value: "": Checked value must be of type integer (default format) in spec.r"#,
+        ]
+    );
+    let int64 = spec(json!({"r": {"type": "integer", "format": "int64"}}));
+    assert_eq!(
+        errors(int64.clone(), json!({"spec": {"r": -1e19}})),
+        [
+            r#"spec.r: Invalid value: "float64": spec.r in body must be of type int64: "float64""#,
+            r#"<nil>: Invalid value: "": Checked value must be of type integer with format int64 in spec.r"#,
+        ]
+    );
+    assert!(errors(int64, json!({"spec": {"r": i64::MAX}})).is_empty());
+}
+
 #[test]
 fn bounds_enums_and_required() {
     let schema = spec(json!({

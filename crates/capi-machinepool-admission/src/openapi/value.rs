@@ -197,6 +197,9 @@ fn junctors(schemas: &Schema, value: &Value, node: &Map<String, Value>, out: &mu
 }
 
 /// kube-openapi's `typeValidator` for a non-null value.
+/// The largest float kube-openapi counts as a JSON integer (`maxJSONFloat`, 2^53 - 1).
+const MAX_JSON_INTEGER: f64 = 9_007_199_254_740_991.0;
+
 fn type_check(kind: Kind, node: &Map<String, Value>, name: &str, out: &mut Outcome) {
     let ty = str_of(node, "type");
     let format = str_of(node, "format");
@@ -211,8 +214,10 @@ fn type_check(kind: Kind, node: &Map<String, Value>, name: &str, out: &mut Outco
         Kind::Slice => ("array", ""),
         Kind::Map => ("object", ""),
     };
-    let float_int =
-        matches!(kind, Kind::Float(x) if x.fract() == 0.0 && x.is_finite()) && ty == "integer";
+    // `swag.IsFloat64AJSONInteger`: a whole float within ±(2^53 - 1) is an integer; a number
+    // beyond int64 (decoded by Go as a float64) is not, whatever its fraction.
+    let float_int = matches!(kind, Kind::Float(x) if x.fract() == 0.0 && x.abs() <= MAX_JSON_INTEGER)
+        && ty == "integer";
     let int_float = actual == "integer" && ty == "number";
     let string_or_slice = matches!(kind, Kind::String | Kind::Slice);
     // A format constrains a non-string, non-list value to its type (or the format's).
