@@ -22,6 +22,49 @@ Exit status:
   2  an input cannot be read, or the command line is wrong
 A closed standard output (e.g. `| head`) ends a command quietly.";
 
+const CHECK_EXIT_CODES: &str = "\
+Exit status:
+  0  no MUST rule is violated (WARN and INFO findings do not fail)
+  1  a MUST rule is violated (with --nodes: or a pool's Node matching fails)
+  2  an input cannot be read, the API server (--server) cannot be asked, or the command line
+     is wrong
+A closed standard output (e.g. `| head`) ends the command quietly.";
+
+const NODES_EXIT_CODES: &str = "\
+Exit status:
+  0  every listed provider ID has exactly one Node (Nodes no given pool lists are no error)
+  1  a listed provider ID has no Node or several, or is listed twice
+  2  an input cannot be read, or the command line is wrong
+A closed standard output (e.g. `| head`) ends the command quietly.";
+
+const VALIDATE_EXIT_CODES: &str = "\
+Exit status:
+  0  every MachinePool is valid (warnings do not fail)
+  1  a MachinePool is invalid, or breaks the Kubernetes version skew policy
+  2  an input cannot be read, the API server (--server) cannot be asked, or the command line
+     is wrong
+A closed standard output (e.g. `| head`) ends the command quietly.";
+
+const CONVERT_EXIT_CODES: &str = "\
+Exit status:
+  0  every MachinePool converted; the whole stream was written
+  2  an input cannot be read or a MachinePool cannot be converted (with --strict: a field
+     would be dropped), or the command line is wrong; nothing was written
+A closed standard output (e.g. `| head`) ends the command quietly.";
+
+const REVIEW_EXIT_CODES: &str = "\
+Exit status:
+  0  the request was answered (the response may still report a failed conversion)
+  2  standard input is not a ConversionReview (a 400 Failure response is still printed), or
+     the command line is wrong
+A closed standard output (e.g. `| head`) ends the command quietly.";
+
+const CRD_EXIT_CODES: &str = "\
+Exit status:
+  0  the CRD was printed
+  2  the command line is wrong
+A closed standard output (e.g. `| head`) ends the command quietly.";
+
 /// Cluster API MachinePool toolkit.
 #[derive(Parser)]
 #[command(name = "capi-machinepool", version, about, after_help = EXIT_CODES)]
@@ -43,6 +86,24 @@ pub enum Format {
     Github,
     /// SARIF 2.1.0, for code scanning (`github/codeql-action/upload-sarif`).
     Sarif,
+}
+
+/// Output format of `nodes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum NodesFormat {
+    /// Human readable, one block per pool.
+    Text,
+    /// One JSON document with every pool's matching.
+    Json,
+}
+
+impl From<NodesFormat> for Format {
+    fn from(f: NodesFormat) -> Self {
+        match f {
+            NodesFormat::Text => Self::Text,
+            NodesFormat::Json => Self::Json,
+        }
+    }
 }
 
 /// An API version of MachinePool.
@@ -75,9 +136,11 @@ impl From<Contract> for capi_contract::Contract {
 #[derive(Subcommand)]
 enum Command {
     /// Print the multi-version MachinePool CRD as YAML.
+    #[command(after_help = CRD_EXIT_CODES)]
     Crd,
     /// Default and validate every MachinePool of a YAML/JSON stream as the API server would,
     /// and check the Kubernetes version skew against its control plane.
+    #[command(after_help = VALIDATE_EXIT_CODES)]
     Validate {
         /// Multi-document YAML or JSON file (`-` for stdin).
         #[arg(short = 'f', long = "file")]
@@ -94,6 +157,7 @@ enum Command {
         server: server::ServerArgs,
     },
     /// Convert every MachinePool of a YAML stream; other documents pass through untouched.
+    #[command(after_help = CONVERT_EXIT_CODES)]
     Convert {
         /// Target version.
         #[arg(long = "to", value_enum)]
@@ -113,6 +177,7 @@ enum Command {
         strict: bool,
     },
     /// Read a ConversionReview JSON on stdin, write the response on stdout.
+    #[command(after_help = REVIEW_EXIT_CODES)]
     Review {
         /// CRDs (files or directories) used to resolve reference apiVersions.
         #[arg(long = "crds")]
@@ -123,7 +188,7 @@ enum Command {
     },
     /// Match the providerIDList of MachinePools or InfraMachinePools with a cluster's Nodes:
     /// every listed provider ID must have exactly one Node (`check --nodes` is an alias).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = NODES_EXIT_CODES)]
     Nodes {
         /// MachinePools or InfraMachinePools (a file, or `-`): the objects whose
         /// `spec.providerIDList` is matched.
@@ -133,12 +198,12 @@ enum Command {
         /// or `-`).
         #[arg(long, value_name = "FILE|-")]
         nodes: PathBuf,
-        /// Output format (text or json).
+        /// Output format.
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: NodesFormat,
     },
     /// Check provider CRDs (and objects) against the InfraMachinePool contract.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = CHECK_EXIT_CODES)]
     Check {
         /// CRD files, directories (a provider's config/crd: its kustomization is applied as
         /// `kustomize build` would) or rendered bundles; `-` reads standard input.
@@ -219,7 +284,7 @@ fn main() -> ExitCode {
             objects,
             nodes,
             format,
-        } => cmd::nodes::run(&objects, &nodes, format),
+        } => cmd::nodes::run(&objects, &nodes, format.into()),
         Command::Check {
             mut paths,
             files,

@@ -1,6 +1,7 @@
 //! `check --format sarif` (issue 52): a SARIF 2.1.0 log that validates against the published
 //! OASIS schema (`sarif-schema-2.1.0.json`, as shipped in the `serde-sarif` package on
-//! crates.io: its `$id` is the OASIS TC's `Schemata/sarif-schema-2.1.0.json`), with the rules
+//! crates.io, copied to `tests/fixtures/sarif/`: its `$id` is the OASIS TC's
+//! `Schemata/sarif-schema-2.1.0.json`), with the rules
 //! the report used (help URIs into the contract page), one result per FAIL/WARN/INFO finding
 //! with its level, and the file and line of the document each was read from.
 #![allow(clippy::unwrap_used, clippy::panic)]
@@ -10,21 +11,10 @@ mod common;
 use common::run;
 use serde_json::Value;
 
-/// The published SARIF 2.1.0 schema, from the `serde-sarif` package cargo fetched.
+/// The published SARIF 2.1.0 schema, as shipped in the `serde-sarif` package
+/// (`tests/fixtures/sarif/SOURCE.txt`).
 fn sarif_schema() -> Value {
-    let metadata = capi_test_support::cargo_metadata(&["--offline"]);
-    let manifest = metadata["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "serde-sarif")
-        .and_then(|p| p["manifest_path"].as_str())
-        .unwrap()
-        .to_owned();
-    let path = std::path::Path::new(&manifest)
-        .parent()
-        .unwrap()
-        .join("src/schema.json");
+    let path = capi_test_support::fixture("sarif/sarif-schema-2.1.0.json");
     let mut schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     // The published schema's `language` patterns (of `run` and `toolComponent`) have a stray
     // `]` (`^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$`), a literal under ECMA-262 Annex B, which

@@ -74,6 +74,38 @@
 //! }
 //! ```
 //!
+//! Typed conversion (`conversion`, with the [`prelude`]'s `Spoke` methods): a v1beta1
+//! MachinePool up to the hub (v1beta2) and back. Going down needs the `apiVersion` of each
+//! referenced kind, here from a fixed map (a webhook resolves it from the CRDs' contract
+//! labels with `CrdResolver`); what v1beta1 cannot hold travels in the
+//! `cluster.x-k8s.io/conversion-data` annotation, so the round trip loses nothing.
+//!
+//! ```
+//! use capi_machinepool::api::{v1beta1, v1beta2};
+//! use capi_machinepool::conversion::StaticResolver;
+//! use capi_machinepool::prelude::*;
+//! let old: v1beta1::MachinePool = serde_json::from_value(serde_json::json!({
+//!   "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachinePool",
+//!   "metadata": {"name": "workers", "namespace": "default"},
+//!   "spec": {"clusterName": "c", "replicas": 3, "template": {"spec": {"clusterName": "c",
+//!     "bootstrap": {"dataSecretName": "workers-bootstrap"},
+//!     "infrastructureRef": {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2",
+//!       "kind": "FooMachinePool", "name": "workers", "namespace": "default"}}}}})).unwrap();
+//! let resolver = StaticResolver::new().with(
+//!     "infrastructure.cluster.x-k8s.io", "FooMachinePool", "infrastructure.cluster.x-k8s.io/v1beta2");
+//!
+//! let hub: v1beta2::MachinePool = old.clone().to_hub(&resolver)?;
+//! let reference = &hub.spec.template.spec.infrastructure_ref;
+//! assert_eq!(reference.api_group, "infrastructure.cluster.x-k8s.io"); // v1beta2 keeps the group only
+//! assert_eq!(hub.spec.replicas, Some(3));
+//!
+//! // Down again, the reference gets its apiVersion back from the resolver and, as upstream
+//! // writes v1beta1 references, the pool's namespace.
+//! let back = v1beta1::MachinePool::from_hub(hub, &resolver)?;
+//! assert_eq!(back.spec, old.spec);
+//! # Ok::<(), capi_machinepool::conversion::ConversionError>(())
+//! ```
+//!
 //! A provider's unit test runs the contract checker (feature `check`) on its CRDs:
 //! `capi_machinepool::check::check(&[MyPool::crd(), MyPoolTemplate::crd()]).passes()`.
 #![deny(missing_docs)]
