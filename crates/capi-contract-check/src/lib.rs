@@ -26,6 +26,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod advice;
 pub mod api_server;
 pub mod capabilities;
 mod capability_probe;

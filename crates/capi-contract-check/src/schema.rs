@@ -9,6 +9,7 @@ use capi_contract::fields::{
 };
 use serde_json::Value;
 
+use crate::advice::{Language, rust_field};
 use crate::input::{CheckOptions, Role};
 use crate::report::{Outcome, Report, Subject};
 use crate::rules::{self, Rule};
@@ -32,6 +33,7 @@ pub(crate) fn check_version(
         contract,
         version,
         schema,
+        lang: Language::of(schema),
     };
     c.type_and_object_meta();
     match role {
@@ -63,6 +65,8 @@ struct VersionCheck<'a> {
     contract: Contract,
     version: &'a str,
     schema: &'a Value,
+    /// The language the fixes are written in (the CRD's types', see [`crate::advice`]).
+    lang: Language,
 }
 
 fn describe(node: Option<&Value>) -> String {
@@ -73,6 +77,20 @@ fn describe(node: Option<&Value>) -> String {
 }
 
 impl VersionCheck<'_> {
+    /// The fix in the CRD's language.
+    fn fix(&self, go: impl Into<String>, rust: impl Into<String>) -> String {
+        self.lang.pick(go, rust)
+    }
+
+    /// A missing field's message with the near miss (`providerIdList` for `providerIDList`)
+    /// named when its parent has one.
+    fn missing(&self, message: String, f: &[&str]) -> String {
+        match (crate::near_miss::sibling(self.schema, f), f.last()) {
+            (Some(found), Some(name)) => message + &crate::near_miss::note(name, found),
+            _ => message,
+        }
+    }
+
     fn check(&mut self, rule: &'static Rule, fields: &[&str]) -> crate::report::Check<'_> {
         let path = yaml_path(self.version, fields);
         self.report.check(rule, self.subject, self.contract, path)
@@ -94,10 +112,12 @@ impl VersionCheck<'_> {
             }
         }
         if !wrong.is_empty() {
-            self.check(&rules::TYPE_AND_OBJECT_META, &[]).fail(
-                format!("mistyped: {}", wrong.join(", ")),
+            let fix = self.fix(
                 "embed metav1.TypeMeta and metav1.ObjectMeta in the root type",
+                "drop the schema's own apiVersion, kind and metadata: `#[derive(CustomResource)]` adds them",
             );
+            self.check(&rules::TYPE_AND_OBJECT_META, &[])
+                .fail(format!("mistyped: {}", wrong.join(", ")), fix);
             return;
         }
         if absent.is_empty() {
@@ -109,14 +129,22 @@ impl VersionCheck<'_> {
         // schema (kube-derive leaves them out): the stored objects have them.
         self.check(&rules::TYPE_AND_OBJECT_META, &[])
             .pass("apiVersion, kind, metadata (implicit: the API server adds them)");
+        let fix = self.fix(
+            "controller-gen declares them; nothing to do for CRDs derived with kube-derive",
+            "nothing to do: kube-derive leaves them implicit and the API server adds them",
+        );
         self.check(&rules::TYPE_AND_OBJECT_META, &[]).info(
             format!("the root schema does not declare {}", absent.join(", ")),
-            "controller-gen declares them; nothing to do for CRDs derived with kube-derive",
+            fix,
         );
     }
 
     fn status_subresource(&mut self, entry: CrdVersionView<'_>) {
         let path = format!("spec.versions[{}].subresources.status", self.version);
+        let fix = self.fix(
+            "add `+kubebuilder:subresource:status`",
+            "add `#[kube(status = \"<Kind>Status\")]` to the spec type (kube-derive enables the status subresource)",
+        );
         let check = self.report.check(
             &rules::STATUS_SUBRESOURCE,
             self.subject,
@@ -126,10 +154,7 @@ impl VersionCheck<'_> {
         if entry.has_status_subresource() {
             check.pass("enabled");
         } else {
-            check.warn(
-                "status subresource not enabled",
-                "add `+kubebuilder:subresource:status`",
-            );
+            check.warn("status subresource not enabled", fix);
         }
     }
 
@@ -146,34 +171,66 @@ impl VersionCheck<'_> {
                 }
                 other => format!("{} is {}", f.join("."), describe(other)),
             };
-            let message = match crate::near_miss::sibling(self.schema, f) {
-                Some(found) if node.is_none() => {
-                    message + &crate::near_miss::note("providerIDList", found)
-                }
-                _ => message,
+            let message = if node.is_none() {
+                self.missing(message, f)
+            } else {
+                message
             };
-            self.check(&rules::PROVIDER_ID_LIST, f).fail(
-                message,
-                "add `ProviderIDList []string `json:\"providerIDList,omitempty\"`` to the spec",
+            let name = f.last().copied().unwrap_or_default();
+            let fix = self.fix(
+                format!("add `ProviderIDList []string `json:\"{name},omitempty\"`` to the spec"),
+                format!(
+                    "add `#[serde(default, skip_serializing_if = \"Vec::is_empty\")] {}` to the spec",
+                    rust_field(name, "Vec<String>")
+                ),
             );
+            self.check(&rules::PROVIDER_ID_LIST, f).fail(message, fix);
             return;
         };
         self.check(&rules::PROVIDER_ID_LIST, f)
             .pass("array of string");
         let items = &node["items"];
-        let mut missing = Vec::new();
+        // Each missing validation: the controller-gen marker and the schemars attribute.
+        let mut missing: Vec<(&str, &str)> = Vec::new();
         if string(node, "x-kubernetes-list-type") != Some("atomic") {
-            missing.push("+listType=atomic");
+            missing.push((
+                "+listType=atomic",
+                "extend(\"x-kubernetes-list-type\" = \"atomic\")",
+            ));
         }
         if number(node, "maxItems").is_none_or(|m| m > 10000.0) {
-            missing.push("+kubebuilder:validation:MaxItems=10000");
+            missing.push((
+                "+kubebuilder:validation:MaxItems=10000",
+                "length(max = 10000)",
+            ));
         }
-        if number(items, "minLength").is_none_or(|m| m < 1.0) {
-            missing.push("+kubebuilder:validation:items:MinLength=1");
+        let min = number(items, "minLength").is_none_or(|m| m < 1.0);
+        let max = number(items, "maxLength").is_none_or(|m| m > 512.0);
+        if min {
+            missing.push(("+kubebuilder:validation:items:MinLength=1", ""));
         }
-        if number(items, "maxLength").is_none_or(|m| m > 512.0) {
-            missing.push("+kubebuilder:validation:items:MaxLength=512");
+        if max {
+            missing.push(("+kubebuilder:validation:items:MaxLength=512", ""));
         }
+        let mut rust: Vec<&str> = missing
+            .iter()
+            .map(|(_, r)| *r)
+            .filter(|r| !r.is_empty())
+            .collect();
+        let inner = match (min, max) {
+            (true, true) => "inner(length(min = 1, max = 512))",
+            (true, false) => "inner(length(min = 1))",
+            (false, true) => "inner(length(max = 512))",
+            (false, false) => "",
+        };
+        if !inner.is_empty() {
+            rust.push(inner);
+        }
+        let markers: Vec<&str> = missing.iter().map(|(go, _)| *go).collect();
+        let fix = self.fix(
+            format!("add the markers {}", markers.join(" ")),
+            format!("add `#[schemars({})]` to the field", rust.join(", ")),
+        );
         let check = self.check(&rules::PROVIDER_ID_LIST_VALIDATION, f);
         if missing.is_empty() {
             check.pass("atomic, at most 10000 items of 1-512 characters");
@@ -181,9 +238,9 @@ impl VersionCheck<'_> {
             check.warn(
                 format!(
                     "missing the contract example's validation: {}",
-                    missing.join(", ")
+                    markers.join(", ")
                 ),
-                format!("add the markers {}", missing.join(" ")),
+                fix,
             );
         }
     }
@@ -195,21 +252,35 @@ impl VersionCheck<'_> {
         let ready = field(self.schema, ready_path);
         match (provisioned.and_then(type_of), ready.and_then(type_of)) {
             (Some("boolean"), _) => {
-                self.check(&rules::INITIALIZATION_PROVISIONED, f).pass("boolean");
+                self.check(&rules::INITIALIZATION_PROVISIONED, f)
+                    .pass("boolean");
                 let init_path = pool::INITIALIZATION.path_in(Contract::V1Beta2);
                 let min = field(self.schema, init_path).and_then(|i| number(i, "minProperties"));
+                let fix = self.fix(
+                    "add `+kubebuilder:validation:MinProperties=1` to the initialization status type",
+                    "add `#[schemars(extend(\"minProperties\" = 1))]` to the initialization status type",
+                );
                 let check = self.check(&rules::INITIALIZATION_MIN_PROPERTIES, init_path);
                 if min.is_some_and(|m| m >= 1.0) {
                     check.pass("minProperties 1");
                 } else {
-                    check.warn(
-                        format!("{} has no minProperties", init_path.join(".")),
-                        "add `+kubebuilder:validation:MinProperties=1` to the initialization status type",
-                    );
+                    check.warn(format!("{} has no minProperties", init_path.join(".")), fix);
                 }
             }
             (None, Some("boolean")) => {
                 let outcome = self.opts.compat_outcome();
+                let fix = self.fix(
+                    format!(
+                        "add `{}` (*bool) and set it with {} until v1beta1 support is dropped",
+                        f.join("."),
+                        ready_path.join(".")
+                    ),
+                    format!(
+                        "add `{}` (`Option<bool>`) and set it with {} until v1beta1 support is dropped",
+                        f.join("."),
+                        ready_path.join(".")
+                    ),
+                );
                 self.check(&rules::INITIALIZATION_PROVISIONED, f).outcome(
                     outcome,
                     format!(
@@ -217,65 +288,102 @@ impl VersionCheck<'_> {
                         ready_path.join("."),
                         f.join(".")
                     ),
-                    format!(
-                        "add `{}` (*bool) and set it with {} until v1beta1 support is dropped",
-                        f.join("."),
-                        ready_path.join(".")
-                    ),
+                    fix,
                 );
             }
-            _ => self.check(&rules::INITIALIZATION_PROVISIONED, f).fail(
-                format!("{} is {}", f.join("."), describe(provisioned)),
-                "add `Initialization FooMachinePoolInitializationStatus` with `Provisioned *bool `json:\"provisioned,omitempty\"``",
-            ),
+            _ => {
+                let message =
+                    self.missing(format!("{} is {}", f.join("."), describe(provisioned)), f);
+                let fix = self.fix(
+                    "add `Initialization FooMachinePoolInitializationStatus` with `Provisioned *bool `json:\"provisioned,omitempty\"``",
+                    format!(
+                        "add `pub initialization: Option<<Kind>InitializationStatus>` to the status, with `{}`",
+                        rust_field("provisioned", "Option<bool>")
+                    ),
+                );
+                self.check(&rules::INITIALIZATION_PROVISIONED, f)
+                    .fail(message, fix);
+            }
         }
     }
 
     fn ready_v1beta1(&mut self) {
         let f = pool::PROVISIONED.path_in(Contract::V1Beta1);
         let node = field(self.schema, f);
+        let message = self.missing(format!("{} is {}", f.join("."), describe(node)), f);
+        let fix = self.fix(
+            "add `Ready bool `json:\"ready\"`` to the status",
+            format!("add `{}` to the status", rust_field("ready", "bool")),
+        );
         let check = self.check(&rules::READY, f);
         match node {
             Some(n) if type_of(n) == Some("boolean") => check.pass("boolean"),
-            other => check.fail(
-                format!("{} is {}", f.join("."), describe(other)),
-                "add `Ready bool `json:\"ready\"`` to the status",
-            ),
+            _ => check.fail(message, fix),
         }
     }
 
     fn replicas(&mut self) {
         let f = pool::REPLICAS.path();
         let node = field(self.schema, f);
+        let declare = self.fix(
+            "declare `Replicas int32 `json:\"replicas\"``",
+            format!(
+                "declare `{}` (not an `Option`)",
+                rust_field("replicas", "i32")
+            ),
+        );
+        let nullable_fix = self.fix(
+            format!("drop `nullable: true` (a pointer field with +nullable); {declare}"),
+            format!("drop `nullable: true` (schemars writes it for an `Option`); {declare}"),
+        );
+        let int32_fix = self.fix(
+            format!("declare {} as int32", f.join(".")),
+            format!("declare {} as `i32`", f.join(".")),
+        );
+        let add_fix = self.fix(
+            "add `Replicas int32 `json:\"replicas\"`` to the status",
+            format!("add `{}` to the status", rust_field("replicas", "i32")),
+        );
+        let missing = self.missing(format!("{} is {}", f.join("."), describe(node)), f);
         let check = self.check(&rules::REPLICAS, f);
         match node {
             // The contract's example is `Replicas int32 `json:"replicas"`` (infra-machinepool.md,
             // "InfraMachinePool: replicas"): a number, never null; a null is read as no count.
             Some(n) if type_of(n) == Some("integer") && n["nullable"] == true => check.warn(
                 format!("{} is nullable: the API server accepts null where the contract's `Replicas int32` is a number the MachinePool controller copies", f.join(".")),
-                "drop `nullable: true` (a pointer field with +nullable); declare `Replicas int32 `json:\"replicas\"``",
+                nullable_fix,
             ),
             Some(n) if type_of(n) == Some("integer") => match string(n, "format") {
                 None | Some("int32") => check.pass("integer (int32)"),
                 Some(other) => check.warn(
                     format!("format is {other:?}; the value is copied into an int32"),
-                    format!("declare {} as int32", f.join(".")),
+                    int32_fix,
                 ),
             },
-            other => check.fail(
-                format!("{} is {}", f.join("."), describe(other)),
-                "add `Replicas int32 `json:\"replicas\"`` to the status",
-            ),
+            _ => check.fail(missing, add_fix),
         }
     }
 
     fn conditions(&mut self) {
         let f = pool::CONDITIONS.path();
+        let list_map_fix = self.fix(
+            "add `+listType=map` and `+listMapKey=type`",
+            "add `#[schemars(extend(\"x-kubernetes-list-type\" = \"map\", \"x-kubernetes-list-map-keys\" = [\"type\"]))]`",
+        );
+        let use_condition = self.fix(
+            "use []metav1.Condition",
+            "use `Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>`",
+        );
         let Some(node) = field(self.schema, f) else {
-            self.check(&rules::CONDITIONS, f).warn(
-                format!("no {}", f.join(".")),
+            let fix = self.fix(
                 "add `Conditions []metav1.Condition` with a Ready condition",
+                format!(
+                    "add `{}` with a Ready condition (`Condition` from k8s-openapi; capi_machinepool::conditions sets them)",
+                    rust_field("conditions", "Vec<Condition>")
+                ),
             );
+            let message = self.missing(format!("no {}", f.join(".")), f);
+            self.check(&rules::CONDITIONS, f).warn(message, fix);
             return;
         };
         let item = &node["items"];
@@ -289,7 +397,7 @@ impl VersionCheck<'_> {
         {
             self.check(&rules::CONDITIONS, f).warn(
                 format!("{} is not a list of {{type, status}} objects", f.join(".")),
-                "use []metav1.Condition",
+                use_condition,
             );
             return;
         }
@@ -314,12 +422,12 @@ impl VersionCheck<'_> {
         } else if !metav1 {
             check.warn(
                 "deprecated Cluster API v1beta1 conditions (with severity); read only under the temporary v1beta1 compatibility",
-                "use []metav1.Condition (move the old list to status.deprecated.v1beta1.conditions)",
+                format!("{use_condition} (move the old list to status.deprecated.v1beta1.conditions)"),
             );
         } else if !list_map {
             check.warn(
                 "metav1.Condition list without +listType=map / +listMapKey=type",
-                "add `+listType=map` and `+listMapKey=type`",
+                list_map_fix,
             );
         } else {
             check.pass("list of metav1.Condition (map keyed by type)");
@@ -334,6 +442,7 @@ impl VersionCheck<'_> {
             };
             let is_string = type_of(node) == Some("string");
             let contract = self.contract;
+            let declare = self.fix("declare it as *string", "declare it as `Option<String>`");
             let check = self.check(&rules::TERMINAL_FAILURES, f);
             if !is_string {
                 check.fail(
@@ -342,7 +451,7 @@ impl VersionCheck<'_> {
                         f.join("."),
                         describe(Some(node))
                     ),
-                    "declare it as *string",
+                    declare,
                 );
             } else if contract == Contract::V1Beta1 {
                 check.pass("string");
@@ -382,8 +491,8 @@ impl VersionCheck<'_> {
         for (rule, f, expected, on_wrong) in optional {
             match field(self.schema, f) {
                 None if rule.id == rules::MACHINE_POOL_MACHINES.id => {
-                    self.check(rule, f)
-                        .info("MachinePool Machines not supported", String::new());
+                    let message = self.missing("MachinePool Machines not supported".into(), f);
+                    self.check(rule, f).info(message, String::new());
                 }
                 None => {}
                 Some(n) if type_of(n) == Some(expected) => self.check(rule, f).pass(expected),
@@ -408,13 +517,18 @@ impl VersionCheck<'_> {
     fn machine_provider_id(&mut self) {
         let f = machine::PROVIDER_ID.path();
         let node = field(self.schema, f);
+        let message = self.missing(format!("{} is {}", f.join("."), describe(node)), f);
+        let fix = self.fix(
+            "add `ProviderID string `json:\"providerID,omitempty\"`` to the spec",
+            format!(
+                "add `{}` to the spec",
+                rust_field("providerID", "Option<String>")
+            ),
+        );
         let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, f);
         match node.and_then(type_of) {
             Some("string") => check.pass(format!("{} is a string", f.join("."))),
-            _ => check.fail(
-                format!("{} is {}", f.join("."), describe(node)),
-                "add `ProviderID string `json:\"providerID,omitempty\"`` to the spec",
-            ),
+            _ => check.fail(message, fix),
         }
     }
 
@@ -431,7 +545,13 @@ impl VersionCheck<'_> {
         let outcome = self.opts.compat_outcome();
         let v1beta1 = self.contract == Contract::V1Beta1;
         let (provisioned, ready) = (provisioned.join("."), ready.join("."));
-        let advice = "add `Initialization` with `Provisioned *bool `json:\"provisioned,omitempty\"`` to the status";
+        let advice = self.fix(
+            "add `Initialization` with `Provisioned *bool `json:\"provisioned,omitempty\"`` to the status",
+            format!(
+                "add `pub initialization: Option<...InitializationStatus>` with `{}` to the status",
+                rust_field("provisioned", "Option<bool>")
+            ),
+        );
         let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, &["status"]);
         if has_provisioned {
             check.pass(format!("{provisioned} is a boolean"));

@@ -296,18 +296,16 @@ fn cargo_run(argv: &[String]) -> Result<(Command, Vec<String>), String> {
             args.to_vec(),
         )),
         (package, Some(example)) => {
-            let exe = target_dir().join("examples").join(&example);
             let source = capi_test_support::workspace_root()
                 .join("examples")
                 .join(package);
-            let built = std::fs::metadata(&exe).and_then(|m| m.modified()).ok();
-            match built {
-                Some(built) if newest_change(&source) <= built => {
+            match example_binary(&example) {
+                Some((exe, built)) if newest_change(&source) <= built => {
                     Ok((Command::new(exe), args.to_vec()))
                 }
                 _ => Err(format!(
-                    "{} is missing or older than its sources: run the README's test command (`cargo test --workspace --all-targets`), which builds the examples first",
-                    exe.display()
+                    "the example {example} is not built, or older than its sources, in {}: run the README's test command (`cargo test --workspace --all-targets`), which builds the examples first",
+                    target_dir().join("examples").display()
                 )),
             }
         }
@@ -315,6 +313,42 @@ fn cargo_run(argv: &[String]) -> Result<(Command, Vec<String>), String> {
             "`cargo run -p {package}` is not run here: {argv:?}"
         )),
     }
+}
+
+/// The newest binary of the example `name` in the target directory, and when it was built:
+/// `examples/NAME` where `cargo build` puts it, or `examples/NAME-<hash>` where `cargo test
+/// --all-targets` builds it (it copies no binary to `examples/NAME`).
+fn example_binary(name: &str) -> Option<(PathBuf, std::time::SystemTime)> {
+    let hashed = |file: &str| {
+        file.strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('-'))
+            .is_some_and(|hash| hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()))
+    };
+    std::fs::read_dir(target_dir().join("examples"))
+        .ok()?
+        .flatten()
+        .filter(|entry| {
+            let file = entry.file_name();
+            let file = file.to_string_lossy();
+            file == name || hashed(&file)
+        })
+        .filter_map(|entry| {
+            let meta = entry.metadata().ok()?;
+            (meta.is_file() && is_executable(&meta))
+                .then_some((entry.path(), meta.modified().ok()?))
+        })
+        .max_by_key(|(_, built)| *built)
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_: &std::fs::Metadata) -> bool {
+    true
 }
 
 /// When a source file under `dir` (Rust sources and manifests) last changed.
