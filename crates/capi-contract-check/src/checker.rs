@@ -7,7 +7,7 @@ use std::sync::Arc;
 use capi_contract::Contract;
 use capi_contract::fields::machine_pool;
 use capi_manifests::kustomize::Note;
-use capi_manifests::{Document, Source};
+use capi_manifests::{Document, Positions, Source};
 use capi_versions::GroupVersion;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
@@ -62,7 +62,7 @@ pub struct Checker {
     evidence: BTreeMap<(String, String), (Role, String)>,
     /// Provider objects of kinds not known (yet) to be pools or pool machines: judged at the
     /// end, once every piece of evidence is in.
-    pending: Vec<(Value, Option<Source>)>,
+    pending: Vec<(Value, Option<Source>, Option<Arc<Positions>>)>,
     /// The API server that judges `crd-valid`, when the user has one.
     judge: Option<Box<dyn CrdJudge>>,
     /// Template CRDs with no contract label whose InfraMachinePool CRD has not been read yet:
@@ -280,7 +280,13 @@ impl Checker {
     /// a set, InfraMachinePools, their InfraMachines, ClusterClasses and Clusters with a
     /// topology; other objects are listed as skipped.
     pub fn add_object(&mut self, object: &Value, source: Option<&Source>) {
-        self.judge_object(object, source, false);
+        self.judge_object(object, source, None, false);
+    }
+
+    /// [`add_object`](Self::add_object) of a document read with where each of its values is
+    /// written ([`Document::positions`]): its findings point at their field's line.
+    pub fn add_object_document(&mut self, doc: &Document) {
+        self.judge_object(&doc.value, Some(&doc.source), doc.positions.clone(), false);
     }
 
     /// Records what a MachinePool or ClusterClass says about which kinds are
@@ -373,8 +379,9 @@ impl Checker {
         &self,
         object: &Value,
         source_ref: Option<SourceRef>,
+        positions: Option<Arc<Positions>>,
     ) -> Option<MachineObject> {
-        let meta = Meta::of(object, source_ref);
+        let meta = Meta::of(object, source_ref).located(positions);
         let owned_by_pool = meta.owners.iter().any(|o| {
             let g = GroupVersion::split(&o.api_version).group;
             g != crate::input::CORE_GROUP && self.is_pool_kind(g, &o.kind)
@@ -392,8 +399,17 @@ impl Checker {
                 .any(|c| c.role == Some(Role::Pool))
     }
 
-    fn judge_object(&mut self, object: &Value, source: Option<&Source>, at_end: bool) {
+    fn judge_object(
+        &mut self,
+        object: &Value,
+        source: Option<&Source>,
+        positions: Option<Arc<Positions>>,
+        at_end: bool,
+    ) {
         let source_ref: Option<SourceRef> = source.map(Into::into);
+        let meta_of = |object: &Value, source_ref: Option<SourceRef>| {
+            Meta::of(object, source_ref).located(positions.clone())
+        };
         let GroupVersion { group, .. } =
             GroupVersion::split(object["apiVersion"].as_str().unwrap_or_default());
         let kind = object["kind"].as_str().unwrap_or_default();
@@ -415,7 +431,7 @@ impl Checker {
             )),
             ObjectRole::Pool => {
                 let (contract, assumed) = self.object_contract_and_assumption(object);
-                let meta = Meta::of(object, source_ref);
+                let meta = meta_of(object, source_ref);
                 if let Some(assumed) = assumed {
                     self.report
                         .check(&rules::SERVED_VERSION_UNLABELLED, &meta.subject, contract, "apiVersion")
@@ -428,35 +444,40 @@ impl Checker {
                 None
             }
             ObjectRole::ClusterClass => {
-                let meta = Meta::of(object, source_ref);
+                let meta = meta_of(object, source_ref);
                 self.inventory.classes.push(ClassObject::of(object, meta));
                 None
             }
-            ObjectRole::Cluster => match ClusterObject::of(object, Meta::of(object, source_ref)) {
+            ObjectRole::Cluster => match ClusterObject::of(object, meta_of(object, source_ref)) {
                 Some(cluster) => {
                     self.inventory.clusters.push(cluster);
                     None
                 }
                 None => Some("a Cluster without spec.topology".to_owned()),
             },
-            ObjectRole::Other => match self.machine_candidate(object, source_ref) {
-                Some(mut machine) => {
-                    machine.contract = self.labelled_contract(object);
-                    self.inventory.machines.push(machine);
-                    None
+            ObjectRole::Other => {
+                match self.machine_candidate(object, source_ref, positions.clone()) {
+                    Some(mut machine) => {
+                        machine.contract = self.labelled_contract(object);
+                        self.inventory.machines.push(machine);
+                        None
+                    }
+                    None if !at_end
+                        && group != crate::input::CORE_GROUP
+                        && self.pending.len() < MAX_PENDING =>
+                    {
+                        self.pending
+                            .push((object.clone(), source.cloned(), positions.clone()));
+                        None
+                    }
+                    None => Some(format!(
+                        "kind {:?} is not an InfraMachinePool, InfraMachine, ClusterClass or Cluster",
+                        capi_diagnostics::excerpt::excerpt(
+                            object["kind"].as_str().unwrap_or_default()
+                        )
+                    )),
                 }
-                None if !at_end
-                    && group != crate::input::CORE_GROUP
-                    && self.pending.len() < MAX_PENDING =>
-                {
-                    self.pending.push((object.clone(), source.cloned()));
-                    None
-                }
-                None => Some(format!(
-                    "kind {:?} is not an InfraMachinePool, InfraMachine, ClusterClass or Cluster",
-                    capi_diagnostics::excerpt::excerpt(object["kind"].as_str().unwrap_or_default())
-                )),
-            },
+            }
         };
         if let Some(reason) = skipped {
             self.report.skipped.push(Skipped::Object {
@@ -527,8 +548,8 @@ impl Checker {
     /// returns the report.
     #[must_use]
     pub fn finish(mut self) -> Report {
-        for (object, source) in std::mem::take(&mut self.pending) {
-            self.judge_object(&object, source.as_ref(), true);
+        for (object, source, positions) in std::mem::take(&mut self.pending) {
+            self.judge_object(&object, source.as_ref(), positions, true);
         }
         for d in &self.deferred {
             self.report.skipped.push(d.skipped.clone());

@@ -33,6 +33,16 @@ pub(crate) struct Meta {
 }
 
 impl Meta {
+    /// The same, its subject knowing where each value of the object is written (findings then
+    /// point at their field's line; `None` leaves them at the document).
+    pub(crate) fn located(mut self, positions: Option<Arc<capi_manifests::Positions>>) -> Self {
+        if positions.is_some() {
+            let subject = Subject::clone(&self.subject).with_positions(positions);
+            self.subject = Arc::new(subject);
+        }
+        self
+    }
+
     /// Name and namespace as written (the subject the object rules report on too); labels
     /// and owner references parsed each on its own, malformed ones read as empty (the object
     /// rules report what is wrong).

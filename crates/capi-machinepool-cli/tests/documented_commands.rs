@@ -295,19 +295,9 @@ fn cargo_run(argv: &[String]) -> Result<(Command, Vec<String>), String> {
             Command::new(env!("CARGO_BIN_EXE_capi-machinepool")),
             args.to_vec(),
         )),
-        (package, Some(example)) => {
-            let source = capi_test_support::workspace_root()
-                .join("examples")
-                .join(package);
-            match example_binary(&example) {
-                Some((exe, built)) if newest_change(&source) <= built => {
-                    Ok((Command::new(exe), args.to_vec()))
-                }
-                _ => Err(format!(
-                    "the example {example} is not built, or older than its sources, in {}: run the README's test command (`cargo test --workspace --all-targets`), which builds the examples first",
-                    target_dir().join("examples").display()
-                )),
-            }
+        (_, Some(example)) => {
+            let exe = example_binary(&example)?;
+            Ok((Command::new(exe), args.to_vec()))
         }
         (package, None) => Err(format!(
             "`cargo run -p {package}` is not run here: {argv:?}"
@@ -315,63 +305,40 @@ fn cargo_run(argv: &[String]) -> Result<(Command, Vec<String>), String> {
     }
 }
 
-/// The newest binary of the example `name` in the target directory, and when it was built:
-/// `examples/NAME` where `cargo build` puts it, or `examples/NAME-<hash>` where `cargo test
-/// --all-targets` builds it (it copies no binary to `examples/NAME`).
-fn example_binary(name: &str) -> Option<(PathBuf, std::time::SystemTime)> {
-    let hashed = |file: &str| {
-        file.strip_prefix(name)
-            .and_then(|rest| rest.strip_prefix('-'))
-            .is_some_and(|hash| hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()))
-    };
-    std::fs::read_dir(target_dir().join("examples"))
-        .ok()?
-        .flatten()
-        .filter(|entry| {
-            let file = entry.file_name();
-            let file = file.to_string_lossy();
-            file == name || hashed(&file)
+/// The binary of the example `name`, built with `cargo build --workspace --examples` (once
+/// per test process; a no-op when fresh). `cargo test --all-targets` builds the examples only
+/// as tests (their `main` is not run), and `cargo build` writes `examples/NAME`. The build
+/// resolves the features the test build did, so it reuses every dependency and links the
+/// examples only.
+fn example_binary(name: &str) -> Result<PathBuf, String> {
+    static BUILT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let out = Command::new(cargo)
+                .current_dir(capi_test_support::workspace_root())
+                .args(["build", "-q", "--workspace", "--examples"])
+                .output()
+                .map_err(|e| format!("cannot run cargo: {e}"))?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "cargo build --workspace --examples failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                ))
+            }
         })
-        .filter_map(|entry| {
-            let meta = entry.metadata().ok()?;
-            (meta.is_file() && is_executable(&meta))
-                .then_some((entry.path(), meta.modified().ok()?))
-        })
-        .max_by_key(|(_, built)| *built)
-}
-
-#[cfg(unix)]
-fn is_executable(meta: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
-}
-
-#[cfg(not(unix))]
-fn is_executable(_: &std::fs::Metadata) -> bool {
-    true
-}
-
-/// When a source file under `dir` (Rust sources and manifests) last changed.
-fn newest_change(dir: &Path) -> std::time::SystemTime {
-    let mut newest = std::time::SystemTime::UNIX_EPOCH;
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return newest;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let changed = if path.is_dir() {
-            newest_change(&path)
-        } else if !path.extension().is_some_and(|e| e == "rs" || e == "toml") {
-            continue;
-        } else {
-            entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .unwrap_or(newest)
-        };
-        newest = newest.max(changed);
+        .clone()?;
+    let exe = target_dir().join("examples").join(name);
+    if exe.is_file() {
+        Ok(exe)
+    } else {
+        Err(format!(
+            "no example {name} in {}",
+            target_dir().join("examples").display()
+        ))
     }
-    newest
 }
 
 /// Runs one command line from `root`; its combined output and exit status, or why it

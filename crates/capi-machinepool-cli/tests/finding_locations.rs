@@ -235,3 +235,68 @@ fn fingerprints_are_distinct_and_survive_unrelated_edits() {
         "after inserting lines"
     );
 }
+
+/// An object's finding (`--objects`) points at its field's line too: the duplicated entry of
+/// `spec.providerIDList` at its list entry, the replicas mismatch at `status.replicas`, in the
+/// JSON, GitHub and JUnit formats; before, both sat on the document's first line.
+#[test]
+fn an_objects_finding_points_at_its_field() {
+    let root = capi_test_support::workspace_root();
+    let objects = "examples/devmachinepool-duplicate-ids.yaml";
+    let args = |format| {
+        [
+            "check",
+            "--kustomize",
+            "never",
+            "--only-contract",
+            "v1beta2",
+            "tests/fixtures/provider-trees/capi-dev/config/crd",
+            "--objects",
+            objects,
+            "--format",
+            format,
+        ]
+    };
+    let out = common::bin()
+        .current_dir(&root)
+        .args(args("json"))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let duplicate = failing(&report, "provider-id-list-values");
+    assert_eq!(duplicate["location"]["file"], objects, "{duplicate}");
+    assert_eq!(duplicate["location"]["line"], 14, "{duplicate}");
+    // The entry's value, after its `- `.
+    assert_eq!(duplicate["location"]["column"], 5, "{duplicate}");
+    let replicas = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "replicas-consistency" && f["outcome"] == "warn")
+        .unwrap();
+    assert_eq!(replicas["location"]["line"], 17, "{replicas}");
+    let out = common::bin()
+        .current_dir(&root)
+        .args(args("github"))
+        .output()
+        .unwrap();
+    let github = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        github.lines().any(|l| l.starts_with("::error ")
+            && l.contains(&format!("file={objects},line=14,"))
+            && l.contains("provider-id-list-values")),
+        "{github}"
+    );
+    let out = common::bin()
+        .current_dir(&root)
+        .args(args("junit"))
+        .output()
+        .unwrap();
+    let junit = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        junit.lines().any(|l| l
+            .contains("name=\"provider-id-list-values spec.providerIDList[2]\"")
+            && l.contains(&format!("file=\"{objects}\" line=\"14\""))),
+        "{junit}"
+    );
+}

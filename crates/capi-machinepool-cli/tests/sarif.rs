@@ -85,8 +85,8 @@ fn check_writes_sarif_that_validates_against_the_published_schema() {
     assert_eq!(run["tool"]["driver"]["name"], "capi-machinepool");
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
     let results = run["results"].as_array().unwrap();
-    // The duplicated provider ID: an error on the objects file, line 1, whose rule has a help
-    // URI into the contract page.
+    // The duplicated provider ID: an error on the objects file, at the duplicated entry's line
+    // (14), whose rule has a help URI into the contract page.
     let duplicate = results
         .iter()
         .find(|r| r["ruleId"] == "provider-id-list-values" && r["level"] == "error")
@@ -99,7 +99,7 @@ fn check_writes_sarif_that_validates_against_the_published_schema() {
             .ends_with("examples/devmachinepool-duplicate-ids.yaml"),
         "{location}"
     );
-    assert_eq!(location["region"]["startLine"], 1);
+    assert_eq!(location["region"]["startLine"], 14);
     let rule = &rules[duplicate["ruleIndex"].as_u64().unwrap() as usize];
     assert_eq!(rule["id"], "provider-id-list-values");
     assert!(

@@ -46,8 +46,8 @@ fn is_xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
 }
 
-/// The JUnit XML report; test cases carry `file` and `line` attributes when the subject was
-/// read from a file.
+/// The JUnit XML report; test suites carry the `file` and `line` of their subject's document,
+/// test cases those of their finding (the field's line, see [`crate::location`]).
 #[must_use]
 pub fn junit(report: &Report) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -72,9 +72,15 @@ pub fn junit(report: &Report) -> String {
             findings.len()
         );
         for f in findings {
+            // A test case is placed where its finding points (the field's line), the suite at
+            // its subject's document.
+            let case_location = f.location().map_or_else(
+                || location.clone(),
+                |l| format!(" file=\"{}\" line=\"{}\"", quoted(&l.file), l.line),
+            );
             let _ = write!(
                 out,
-                "    <testcase classname=\"{name}\" name=\"{} {}\"{location}",
+                "    <testcase classname=\"{name}\" name=\"{} {}\"{case_location}",
                 escape(f.rule.id),
                 quoted(&f.path)
             );

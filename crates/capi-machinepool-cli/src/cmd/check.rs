@@ -128,10 +128,25 @@ fn read_rendered(
     Ok(())
 }
 
-/// Streams the objects into the checker.
+/// Streams the objects into the checker, each read with where its values are written, so
+/// that an object's finding points at its field's line (items of a `List` included).
 fn read_objects(checker: &mut Checker, objects: &std::path::Path) -> Result<(), Failure> {
-    crate::input::for_each_object(objects, |source, value| {
-        checker.add_object(&value, Some(&source));
+    let limits = crate::input::limits();
+    crate::input::for_each_document(objects, |doc| {
+        let Some((value, positions)) = doc
+            .raw
+            .parse_with_positions(&limits)
+            .map_err(|e| crate::input::message(&e))?
+        else {
+            return Ok(());
+        };
+        if value.is_null() {
+            return Ok(());
+        }
+        let doc = capi_manifests::Document::new(doc.raw.source, value).with_positions(positions);
+        for item in capi_manifests::list::expand(doc).map_err(|e| crate::input::message(&e))? {
+            checker.add_object_document(&item);
+        }
         Ok(())
     })
 }
