@@ -74,7 +74,7 @@ pub(crate) fn snake_of(name: &str) -> String {
 }
 
 /// What serde's `rename_all = "camelCase"` writes for the Rust field `snake`.
-fn camel_of(snake: &str) -> String {
+pub(crate) fn camel_of(snake: &str) -> String {
     let mut out = String::with_capacity(snake.len());
     let mut upper = false;
     for c in snake.chars() {

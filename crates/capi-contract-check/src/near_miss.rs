@@ -31,28 +31,8 @@ pub(crate) fn sibling<'s>(schema: &'s Value, path: &[&str]) -> Option<&'s str> {
 pub(crate) fn note(name: &str, found: &str) -> String {
     format!(
         "; `{found}` is there: a near miss of `{name}` (the contract reads the exact name). Go: `json:\"{name}\"`; Rust: `#[serde(rename = \"{name}\")]` on the field (`rename_all = \"camelCase\"` writes `{camel}`)",
-        camel = camel_of_snake(name),
+        camel = crate::advice::camel_of(&crate::advice::snake_of(name)),
     )
-}
-
-/// What serde's `rename_all = "camelCase"` makes of the Rust field for `name`
-/// (`providerIDList` is the field `provider_id_list`, written `providerIdList`).
-fn camel_of_snake(name: &str) -> String {
-    let chars: Vec<char> = name.chars().collect();
-    let mut out = String::with_capacity(name.len());
-    for (i, c) in chars.iter().enumerate() {
-        // An upper-case letter inside an acronym (`ID` of `providerIDList`) is lowered; the
-        // one that starts the next word (`L`, followed by lower case) is kept.
-        let in_acronym = i > 0
-            && chars[i - 1].is_uppercase()
-            && !chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-        if c.is_uppercase() && in_acronym {
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(*c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -60,6 +40,11 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// What serde's `rename_all = "camelCase"` writes for the Rust field of `name`.
+    fn serde_camel(name: &str) -> String {
+        crate::advice::camel_of(&crate::advice::snake_of(name))
+    }
 
     #[test]
     fn the_camel_case_slip_is_named_with_both_fixes() {
@@ -81,9 +66,9 @@ mod tests {
         );
         assert_eq!(sibling(&snake, &["spec", "replicas"]), None);
         assert_eq!(
-            camel_of_snake("infrastructureMachineKind"),
+            serde_camel("infrastructureMachineKind"),
             "infrastructureMachineKind"
         );
-        assert_eq!(camel_of_snake("providerID"), "providerId");
+        assert_eq!(serde_camel("providerID"), "providerId");
     }
 }

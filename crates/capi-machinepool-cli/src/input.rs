@@ -58,18 +58,9 @@ pub fn for_each_document_in(
 /// order; empty documents and `null`s are left out.
 pub fn for_each_object(
     path: &Path,
-    mut each: impl FnMut(Source, serde_json::Value) -> Result<(), crate::output::Failure>,
+    each: impl FnMut(Source, serde_json::Value) -> Result<(), crate::output::Failure>,
 ) -> Result<(), crate::output::Failure> {
-    for_each_document(path, |doc| {
-        let Some(value) = doc.value.filter(|v| !v.is_null()) else {
-            return Ok(());
-        };
-        let items = capi_manifests::list::items(&doc.raw.source, value).map_err(|e| message(&e))?;
-        for (source, value) in items {
-            each(source, value)?;
-        }
-        Ok(())
-    })
+    objects(path, false, each)
 }
 
 /// [`for_each_object`] with the numbers of YAML documents as `kubectl apply` sends them
@@ -77,13 +68,22 @@ pub fn for_each_object(
 /// document's numbers are kept as written).
 pub fn for_each_object_as_sent(
     path: &Path,
+    each: impl FnMut(Source, serde_json::Value) -> Result<(), crate::output::Failure>,
+) -> Result<(), crate::output::Failure> {
+    objects(path, true, each)
+}
+
+/// The objects of `path`, their YAML numbers as kubectl sends them when `as_sent`.
+fn objects(
+    path: &Path,
+    as_sent: bool,
     mut each: impl FnMut(Source, serde_json::Value) -> Result<(), crate::output::Failure>,
 ) -> Result<(), crate::output::Failure> {
     for_each_document(path, |doc| {
         let Some(mut value) = doc.value.filter(|v| !v.is_null()) else {
             return Ok(());
         };
-        if !capi_manifests::numbers::is_json(&doc.raw.text) {
+        if as_sent && !capi_manifests::numbers::is_json(&doc.raw.text) {
             capi_manifests::numbers::as_kubectl_sends(&mut value);
         }
         let items = capi_manifests::list::items(&doc.raw.source, value).map_err(|e| message(&e))?;
