@@ -393,7 +393,8 @@ pub fn contract_conditions(
     if let Some(issue) = issues.into_iter().next() {
         return Err(ContractConditionsError::Unreadable(issue));
     }
-    let legacy = contract == Contract::V1Beta1 || raws.iter().any(|(_, c)| c.legacy_shaped);
+    // Conditions are metav1.Condition from the v1beta2 contract on.
+    let legacy = contract < Contract::V1Beta2 || raws.iter().any(|(_, c)| c.legacy_shaped);
     Ok(if legacy {
         ContractConditions::V1Beta1(raws.iter().map(|(_, c)| c.to_legacy()).collect())
     } else {

@@ -50,6 +50,32 @@ pub(crate) fn rust_field(name: &str, ty: &str) -> String {
     }
 }
 
+/// The Go field controller-gen writes as the JSON key `name`: the exported name (first letter
+/// upper case, as Kubernetes types spell initialisms: `providerIDList` -> `ProviderIDList`),
+/// the type and the json tag.
+///
+/// `go_field("replicas", "int32", false)` is ``Replicas int32 `json:"replicas"` ``;
+/// `go_field("providerIDList", "[]string", true)` is
+/// ``ProviderIDList []string `json:"providerIDList,omitempty"` ``.
+pub(crate) fn go_field(name: &str, ty: &str, omitempty: bool) -> String {
+    let mut chars = name.chars();
+    let exported: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    let tag = if omitempty {
+        format!("{name},omitempty")
+    } else {
+        name.to_owned()
+    };
+    format!("{exported} {ty} `json:\"{tag}\"`")
+}
+
+/// The last key of a contract field's path: the JSON key the advice names.
+pub(crate) fn key(path: &[&'static str]) -> &'static str {
+    path.last().copied().unwrap_or_default()
+}
+
 /// The snake-case Rust name of the JSON key `name` (`providerIDList` -> `provider_id_list`).
 pub(crate) fn snake_of(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
@@ -107,6 +133,22 @@ mod tests {
             "metadata": {}, "spec": {}}});
         assert_eq!(Language::of(&go), Language::Go);
         assert_eq!(Language::of(&json!({})), Language::Go);
+    }
+
+    #[test]
+    fn go_fields_are_exported_with_their_tag() {
+        assert_eq!(
+            go_field("replicas", "int32", false),
+            "Replicas int32 `json:\"replicas\"`"
+        );
+        assert_eq!(
+            go_field("providerIDList", "[]string", true),
+            "ProviderIDList []string `json:\"providerIDList,omitempty\"`"
+        );
+        assert_eq!(
+            key(&["status", "initialization", "provisioned"]),
+            "provisioned"
+        );
     }
 
     #[test]

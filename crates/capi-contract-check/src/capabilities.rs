@@ -13,6 +13,7 @@
 
 use std::fmt;
 
+use capi_contract::Contract;
 use serde::Serialize;
 
 /// CRD annotation a provider sets to `"true"` or `"false"`: deleting a MachinePool Machine
@@ -25,18 +26,27 @@ pub const DECLARE_MACHINE_DELETION: &str =
 pub const DECLARE_REMEDIATION: &str =
     "capabilities.capi-machinepool-rs.github.io/machine-health-check-remediation";
 
-/// Which contract a CRD implements.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// Which contract a CRD implements, as [`Contract`]'s policy sees it (serialized as
+/// `"v1beta2"`, `"v1beta1Only"`, `"none"`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ContractSupport {
-    /// A version is labelled for the current v1beta2 contract.
-    #[serde(rename = "v1beta2")]
-    V1Beta2,
-    /// Only the deprecated v1beta1 contract (works until v1beta1 compatibility is removed).
-    #[serde(rename = "v1beta1Only")]
-    V1Beta1Only,
+    /// A version is labelled for the current contract.
+    Current(Contract),
+    /// Only deprecated contracts core still reads (works until their compatibility is
+    /// removed): the newest of them.
+    DeprecatedOnly(Contract),
     /// No contract label core reads.
     None,
+}
+
+impl Serialize for ContractSupport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Current(c) => s.serialize_str(c.as_str()),
+            Self::DeprecatedOnly(c) => s.serialize_str(&format!("{c}Only")),
+            Self::None => s.serialize_str("none"),
+        }
+    }
 }
 
 /// MachinePool Machines support.
@@ -141,11 +151,11 @@ pub struct Capability {
 
 impl fmt::Display for ContractSupport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::V1Beta2 => "v1beta2",
-            Self::V1Beta1Only => "v1beta1 only (deprecated)",
-            Self::None => "none",
-        })
+        match self {
+            Self::Current(c) => write!(f, "{c}"),
+            Self::DeprecatedOnly(c) => write!(f, "{c} only (deprecated)"),
+            Self::None => f.write_str("none"),
+        }
     }
 }
 

@@ -36,13 +36,11 @@ pub(crate) fn compute(catalog: &Catalog, inventory: &Inventory) -> Vec<Capabilit
 }
 
 fn contract(crd: &CrdFacts) -> ContractSupport {
-    let contracts = crd.contracts();
-    if contracts.contains(&Contract::V1Beta2) {
-        ContractSupport::V1Beta2
-    } else if contracts.contains(&Contract::V1Beta1) {
-        ContractSupport::V1Beta1Only
-    } else {
-        ContractSupport::None
+    // Newest first: the first one is the newest contract the CRD implements.
+    match crd.contracts().first() {
+        Some(c) if !c.is_deprecated() => ContractSupport::Current(*c),
+        Some(c) => ContractSupport::DeprecatedOnly(*c),
+        None => ContractSupport::None,
     }
 }
 

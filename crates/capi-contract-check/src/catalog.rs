@@ -126,24 +126,29 @@ impl CrdFacts {
     }
 }
 
-/// The contract a version's schema implements, read from its status: v1beta2 reports
-/// provisioning in `status.initialization.provisioned`, v1beta1 in `status.ready` (with
-/// `clusterv1.Conditions`, whose items carry `severity`). `None` when the schema says neither.
+/// The contract a version's schema implements, read from its status: the newest contract
+/// whose provisioning field ([`PROVISIONED`](capi_contract::fields::infra_machine_pool::PROVISIONED):
+/// `status.initialization.provisioned` from v1beta2 on, `status.ready` in v1beta1) the schema
+/// declares, or v1beta1 for `clusterv1.Conditions` (whose items carry `severity`). `None` when
+/// the schema says neither.
 pub(crate) fn schema_contract(schema: &Value) -> Option<Contract> {
     use capi_contract::fields::infra_machine_pool as pool;
-    let declared = |node: Option<&Value>| node.is_some_and(Value::is_object);
+    let declares = |c: &Contract| {
+        pool::PROVISIONED
+            .at(*c)
+            .and_then(|f| f.schema(schema))
+            .is_some_and(Value::is_object)
+    };
     // clusterv1.Conditions items carry `severity`; metav1.Condition items do not.
     let v1beta1_conditions = pool::CONDITIONS
         .schema(schema)
         .is_some_and(|c| c["items"]["properties"]["severity"].is_object());
-    let declares = |c: Contract| declared(pool::PROVISIONED.at(c).and_then(|f| f.schema(schema)));
-    if declares(Contract::V1Beta2) {
-        Some(Contract::V1Beta2)
-    } else if declares(Contract::V1Beta1) || v1beta1_conditions {
-        Some(Contract::V1Beta1)
-    } else {
-        None
-    }
+    Contract::ALL
+        .iter()
+        .rev()
+        .find(|c| declares(c))
+        .copied()
+        .or_else(|| v1beta1_conditions.then_some(Contract::V1Beta1))
 }
 
 /// Every CRD read, in input order.

@@ -321,20 +321,28 @@ impl Checker {
                 ));
             }
         } else if kind == "ClusterClass" {
-            let pools = object["spec"]["workers"]["machinePools"]
-                .as_array()
+            use capi_contract::fields::cluster_class::{
+                INFRASTRUCTURE_TEMPLATE, MACHINE_POOL_CLASSES,
+            };
+            let pools = MACHINE_POOL_CLASSES
+                .node(object)
+                .ok()
+                .and_then(Value::as_array)
                 .map(Vec::as_slice)
                 .unwrap_or_default();
             for (i, entry) in pools.iter().enumerate() {
-                for r in [
-                    &entry["template"]["infrastructure"]["ref"],
-                    &entry["infrastructure"]["templateRef"],
-                ] {
+                // The reference of either ClusterClass API version.
+                let refs = INFRASTRUCTURE_TEMPLATE
+                    .rows()
+                    .iter()
+                    .filter_map(|(_, f)| f.as_ref().and_then(|f| f.node(entry).ok()));
+                for r in refs {
                     let Some(k) = r["kind"].as_str() else {
                         continue;
                     };
                     let why = format!(
-                        "named by ClusterClass {name:?} in spec.workers.machinePools[{i}] infrastructure"
+                        "named by ClusterClass {name:?} in {}[{i}] infrastructure",
+                        MACHINE_POOL_CLASSES.dotted()
                     );
                     found.push((group_of(r), k.to_owned(), Role::Template, why.clone()));
                     // The pool kind the template stamps out, by the template naming convention.

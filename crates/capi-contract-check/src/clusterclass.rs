@@ -162,7 +162,10 @@ fn topology_classes(report: &mut Report, inventory: &Inventory, cluster: &Cluste
                     excerpt(pool),
                     excerpt(class_name)
                 ),
-                "name a class of spec.workers.machinePools of the ClusterClass",
+                format!(
+                    "name a class of {} of the ClusterClass",
+                    capi_contract::fields::cluster_class::MACHINE_POOL_CLASSES.dotted()
+                ),
             );
         }
     }

@@ -228,6 +228,15 @@ struct LabelFacts<'a> {
 }
 
 impl<'a> LabelFacts<'a> {
+    /// The contract a finding about the labels as a whole is recorded for: the one checked
+    /// (`--only-contract`), else the current one.
+    fn reported_contract(&self) -> Contract {
+        match self.checked.as_slice() {
+            [only] => *only,
+            _ => Contract::current(),
+        }
+    }
+
     fn of(
         input: &'a CrdInput,
         facts: &CrdFacts,
@@ -334,7 +343,7 @@ fn label_versions_rules(
     let Some(c) = read_by_core else {
         if found.is_none() {
             report
-                .check(&rules::CONTRACT_LABEL_VERSIONS, subject, Contract::CURRENT, path)
+                .check(&rules::CONTRACT_LABEL_VERSIONS, subject, facts.reported_contract(), path)
                 .info(
                     format!(
                         "label maps contract {label_contract} to {}, which does not exist in spec.versions (CRD versions: {:?}); no current core reads contract {label_contract}",
@@ -539,29 +548,38 @@ fn only_contract_note(
     }
 }
 
-/// `deprecated-contract`: a version implements v1beta2, not only the deprecated v1beta1.
+/// `deprecated-contract`: a version implements the current contract, not only deprecated
+/// ones ([`Contract::is_deprecated`]).
 fn deprecated_contract_rule(
     report: &mut Report,
     opts: &CheckOptions,
     facts: &LabelFacts<'_>,
     subject: &Arc<Subject>,
 ) {
-    if facts.present.is_empty() || opts.only_contract.is_some_and(|c| c != Contract::V1Beta2) {
+    let current = Contract::current();
+    if facts.present.is_empty() || opts.only_contract.is_some_and(|c| c != current) {
         return;
     }
     let check = report.check(
         &rules::DEPRECATED_CONTRACT,
         subject,
-        Contract::V1Beta2,
-        "metadata.labels[cluster.x-k8s.io/v1beta2]",
+        current,
+        format!("metadata.labels[{}]", current.label()),
     );
-    if facts.present.contains(&Contract::V1Beta2) {
-        check.pass("implements the v1beta2 contract");
+    if facts.present.contains(&current) {
+        check.pass(format!("implements the {current} contract"));
     } else {
+        let only: Vec<&str> = facts.present.iter().map(|c| c.as_str()).collect();
         check.outcome(
             opts.compat_outcome(),
-            "only the deprecated v1beta1 contract is implemented (accepted under the temporary compatibility)",
-            "implement the v1beta2 contract in a CRD version and label it `cluster.x-k8s.io/v1beta2: <version>`",
+            format!(
+                "only the deprecated {} contract is implemented (accepted under the temporary compatibility)",
+                only.join(" and ")
+            ),
+            format!(
+                "implement the {current} contract in a CRD version and label it `{}: <version>`",
+                current.label()
+            ),
         );
     }
 }
@@ -638,9 +656,14 @@ fn served_versions_unlabelled(
             None => (
                 Contract::CURRENT,
                 format!(
-                    "assumed: its schema shows neither {} nor {}; the current contract",
-                    PROVISIONED.path_in(Contract::V1Beta2).join("."),
-                    PROVISIONED.path_in(Contract::V1Beta1).join(".")
+                    "assumed: its schema shows neither {}; the current contract",
+                    PROVISIONED
+                        .paths()
+                        .iter()
+                        .rev()
+                        .map(|p| p.join("."))
+                        .collect::<Vec<_>>()
+                        .join(" nor ")
                 ),
             ),
         };

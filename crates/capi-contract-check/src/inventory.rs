@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use capi_contract::Contract;
+use capi_contract::fields::Field;
 use capi_contract::reader::{InfraMachinePoolReader, ReadError};
 use capi_machinepool_api::constants::{CLUSTER_NAME_LABEL, MACHINE_POOL_NAME_LABEL};
 use capi_machinepool_api::views::{ClusterSpec, owner_machine_pool};
@@ -185,9 +186,9 @@ pub(crate) struct PoolClass {
     /// YAML path of the class entry (`spec.workers.machinePools[0]`).
     pub(crate) path: String,
     pub(crate) infrastructure: Option<TemplateRef>,
-    pub(crate) infrastructure_path: &'static str,
+    pub(crate) infrastructure_path: String,
     pub(crate) bootstrap: Option<TemplateRef>,
-    pub(crate) bootstrap_path: &'static str,
+    pub(crate) bootstrap_path: String,
 }
 
 /// A ClusterClass object.
@@ -197,54 +198,41 @@ pub(crate) struct ClassObject {
     pub(crate) pools: Vec<PoolClass>,
 }
 
-fn entries<'a>(v: &'a Value, path: &[&str]) -> &'a [Value] {
-    path.iter()
-        .fold(v, |v, k| &v[*k])
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-}
-
 impl ClassObject {
-    /// v1beta2 names templates with `templateRef`, v1beta1 with `template.<x>.ref`.
+    /// The template references at the accessor's path for the ClusterClass's API version (a
+    /// core API version: v1beta2 names templates with `templateRef`, v1beta1 with
+    /// `template.<x>.ref`).
     pub(crate) fn of(object: &Value, meta: Meta) -> Self {
-        let v1beta1 = meta.version() == "v1beta1";
-        let (infra, boot): ([&str; 3], [&str; 3]) = if v1beta1 {
-            (
-                ["template", "infrastructure", "ref"],
-                ["template", "bootstrap", "ref"],
-            )
-        } else {
-            (
-                ["infrastructure", "templateRef", ""],
-                ["bootstrap", "templateRef", ""],
-            )
+        use capi_contract::fields::cluster_class::{
+            BOOTSTRAP_TEMPLATE, INFRASTRUCTURE_TEMPLATE, MACHINE_POOL_CLASSES,
         };
-        let at = |entry: &Value, path: &[&str; 3]| {
-            let v = path
-                .iter()
-                .filter(|k| !k.is_empty())
-                .fold(entry, |v, k| &v[*k]);
-            TemplateRef::of(v)
+        let version = meta
+            .version()
+            .parse::<Contract>()
+            .unwrap_or_else(|_| Contract::current());
+        let (infra, boot) = (
+            INFRASTRUCTURE_TEMPLATE.at(version),
+            BOOTSTRAP_TEMPLATE.at(version),
+        );
+        let dotted = |f: Option<&Field<()>>| f.map(Field::dotted).unwrap_or_default();
+        let at = |entry: &Value, f: Option<&Field<()>>| {
+            f.and_then(|f| f.node(entry).ok()).and_then(TemplateRef::of)
         };
-        let pools = entries(object, &["spec", "workers", "machinePools"])
+        let pools = MACHINE_POOL_CLASSES
+            .node(object)
+            .ok()
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
             .iter()
             .enumerate()
             .map(|(i, entry)| PoolClass {
                 class: entry["class"].as_str().unwrap_or_default().to_owned(),
-                path: format!("spec.workers.machinePools[{i}]"),
-                infrastructure: at(entry, &infra),
-                infrastructure_path: if v1beta1 {
-                    "template.infrastructure.ref"
-                } else {
-                    "infrastructure.templateRef"
-                },
-                bootstrap: at(entry, &boot),
-                bootstrap_path: if v1beta1 {
-                    "template.bootstrap.ref"
-                } else {
-                    "bootstrap.templateRef"
-                },
+                path: format!("{}[{i}]", MACHINE_POOL_CLASSES.dotted()),
+                infrastructure: at(entry, infra),
+                infrastructure_path: dotted(infra),
+                bootstrap: at(entry, boot),
+                bootstrap_path: dotted(boot),
             })
             .collect();
         Self { meta, pools }

@@ -177,8 +177,11 @@ fn crd_problems(crd: &CrdFacts, kind: &str, version: &str) -> Vec<String> {
                 machine::PROVIDER_ID.dotted()
             ));
         }
+        // The current contract's field and the oldest one the current core still reads.
+        let compatible = Contract::current().compatible();
+        let oldest = compatible.last().copied().unwrap_or_else(Contract::current);
         let [provisioned, ready] =
-            [Contract::V1Beta2, Contract::V1Beta1].map(|c| machine::PROVISIONED.at(c));
+            [Contract::current(), oldest].map(|c| machine::PROVISIONED.at(c));
         let in_schema = |f: Option<&Field<bool>>| declared(f.and_then(|f| f.schema(schema)));
         if !in_schema(provisioned) && !in_schema(ready) {
             let name = |f: Option<&Field<bool>>| f.map(Field::dotted).unwrap_or_default();

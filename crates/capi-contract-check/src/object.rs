@@ -219,9 +219,11 @@ impl ObjectCheck<'_> {
         let Some(list) = present(v, &pool::CONDITIONS) else {
             return;
         };
-        let shape = match self.contract {
-            Contract::V1Beta2 => Shape::V1Beta2,
-            Contract::V1Beta1 => Shape::V1Beta1,
+        // metav1.Condition from the v1beta2 contract on.
+        let shape = if self.contract < Contract::V1Beta2 {
+            Shape::V1Beta1
+        } else {
+            Shape::V1Beta2
         };
         let issues = check_list(list, shape);
         let mut capped = Capped::new(&rules::CONDITIONS_VALUES);

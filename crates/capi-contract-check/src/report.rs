@@ -311,8 +311,12 @@ pub struct Check<'r> {
 }
 
 impl Check<'_> {
-    /// Records the finding with an outcome.
+    /// Records the finding with an outcome; nothing when the rule does not apply to the
+    /// contract checked (its `contracts` column is enforced here, in one place).
     pub fn outcome(self, outcome: Outcome, message: impl Into<String>, fix: impl Into<String>) {
+        if !self.rule.applies_to_contract(self.contract) {
+            return;
+        }
         let set_by = self.subject.set_by_at(&self.path);
         let location = locate(&self.subject, &self.path, set_by.as_ref());
         self.report.findings.push(Finding {

@@ -11,7 +11,8 @@ use std::fmt;
 
 use capi_contract::Contract;
 use capi_contract::fields::{
-    infra_machine as machine, infra_machine_pool as pool, infra_machine_pool_template as template,
+    cluster_class as class, infra_machine as machine, infra_machine_pool as pool,
+    infra_machine_pool_template as template,
 };
 use serde::Serialize;
 
@@ -84,6 +85,8 @@ pub enum RuleField {
     Fields(&'static [&'static [&'static str]]),
     /// The items of a contract field that is a list.
     Items(&'static [&'static str]),
+    /// A field of each item of a list field (`spec.workers.machinePools[].bootstrap.templateRef`).
+    ItemField(&'static [&'static str], &'static [&'static str]),
     /// Contract fields and something else the rule reads with them.
     FieldsAnd(&'static [&'static [&'static str]], &'static str),
     /// Not a field of an object: a part of the CRD, a label, a file, a process.
@@ -95,7 +98,7 @@ impl RuleField {
     fn paths(&self) -> &[&'static [&'static str]] {
         match self {
             Self::Fields(paths) | Self::FieldsAnd(paths, _) => paths,
-            Self::Items(path) => std::slice::from_ref(path),
+            Self::Items(path) | Self::ItemField(path, _) => std::slice::from_ref(path),
             Self::Aspect(_) => &[],
         }
     }
@@ -130,6 +133,7 @@ impl fmt::Display for RuleField {
         match self {
             Self::Fields(paths) => f.write_str(&join(paths)),
             Self::Items(path) => write!(f, "{}[]", path.join(".")),
+            Self::ItemField(list, field) => write!(f, "{}[].{}", list.join("."), field.join(".")),
             Self::FieldsAnd(paths, and) => write!(f, "{}; {and}", join(paths)),
             Self::Aspect(text) => f.write_str(text),
         }
@@ -147,8 +151,9 @@ pub struct Rule {
     pub title: &'static str,
     /// How binding it is.
     pub level: Level,
-    /// Contract versions it applies to.
-    pub contracts: &'static [Contract],
+    /// Contract versions it applies to: a finding of the rule is only ever recorded for
+    /// one of them ([`crate::report::Report::check`] drops any other).
+    pub contracts: Contracts,
     /// What it is about.
     pub applies_to: AppliesTo,
     /// Where it is checked.
@@ -180,7 +185,7 @@ impl Rule {
     /// True when the rule applies to `contract`.
     #[must_use]
     pub fn applies_to_contract(&self, contract: Contract) -> bool {
-        self.contracts.contains(&contract)
+        self.contracts.contains(contract)
     }
 
     /// The title, its fields filled in (`spec.providerIDList is a list of strings`).
@@ -221,7 +226,7 @@ impl Serialize for Rule {
         s.serialize_field("id", self.id)?;
         s.serialize_field("title", &self.title())?;
         s.serialize_field("level", &self.level)?;
-        s.serialize_field("contracts", self.contracts)?;
+        s.serialize_field("contracts", &self.contracts.list())?;
         s.serialize_field("appliesTo", &self.applies_to)?;
         s.serialize_field("checkedOn", &self.checked_on)?;
         s.serialize_field("anchor", self.anchor)?;
@@ -245,9 +250,51 @@ impl PartialEq<&str> for &Rule {
     }
 }
 
-const BOTH: &[Contract] = &[Contract::V1Beta2, Contract::V1Beta1];
-const V1BETA2_ONLY: &[Contract] = &[Contract::V1Beta2];
-const V1BETA1_ONLY: &[Contract] = &[Contract::V1Beta1];
+/// The contracts a rule applies to: a range of [`Contract::ALL`], so that a contract added
+/// later is covered by every rule still in force without touching the rule.
+///
+/// ```
+/// use capi_contract::Contract;
+/// use capi_contract_check::rules::{Contracts, INITIALIZATION_PROVISIONED, READY};
+/// assert_eq!(INITIALIZATION_PROVISIONED.contracts, Contracts::Since(Contract::V1Beta2));
+/// assert!(!READY.applies_to_contract(Contract::V1Beta2));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contracts {
+    /// Every contract.
+    All,
+    /// This contract and every later one (the rule came with it).
+    Since(Contract),
+    /// Every contract up to this one (the rule was dropped after it).
+    Until(Contract),
+}
+
+impl Contracts {
+    /// True when `contract` is in the range.
+    #[must_use]
+    pub fn contains(self, contract: Contract) -> bool {
+        match self {
+            Self::All => true,
+            Self::Since(first) => contract >= first,
+            Self::Until(last) => contract <= last,
+        }
+    }
+
+    /// The contracts in the range, newest first (as the rule tables list them).
+    #[must_use]
+    pub fn list(self) -> Vec<Contract> {
+        Contract::ALL
+            .iter()
+            .rev()
+            .copied()
+            .filter(|c| self.contains(*c))
+            .collect()
+    }
+}
+
+const BOTH: Contracts = Contracts::All;
+const V1BETA2_ON: Contracts = Contracts::Since(Contract::V1Beta2);
+const V1BETA1_ONLY: Contracts = Contracts::Until(Contract::V1Beta1);
 
 /// `scope`: All resources are namespace-scoped.
 pub static SCOPE: Rule = Rule {
@@ -464,7 +511,7 @@ pub static INITIALIZATION_PROVISIONED: Rule = Rule {
     id: "initialization-provisioned",
     title: "{0} reports initialization completed",
     level: Level::Must,
-    contracts: V1BETA2_ONLY,
+    contracts: V1BETA2_ON,
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-initialization-completed",
@@ -479,7 +526,7 @@ pub static INITIALIZATION_MIN_PROPERTIES: Rule = Rule {
     id: "initialization-min-properties",
     title: "{0} has minProperties 1",
     level: Level::Should,
-    contracts: V1BETA2_ONLY,
+    contracts: V1BETA2_ON,
     applies_to: AppliesTo::InfraMachinePool,
     checked_on: CheckedOn::Crd,
     anchor: "inframachinepool-initialization-completed",
@@ -737,7 +784,7 @@ pub static DEPRECATED_CONTRACT: Rule = Rule {
     id: "deprecated-contract",
     title: "The CRD implements the current contract (not only the deprecated v1beta1 one)",
     level: Level::Should,
-    contracts: V1BETA2_ONLY,
+    contracts: V1BETA2_ON,
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "all-resources-version",
@@ -901,7 +948,10 @@ pub static CLUSTERCLASS_INFRASTRUCTURE_TEMPLATE: Rule = Rule {
     applies_to: AppliesTo::ClusterClass,
     checked_on: CheckedOn::Set,
     anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
-    field: RuleField::Aspect("spec.workers.machinePools[].infrastructure.templateRef"),
+    field: RuleField::ItemField(
+        class::MACHINE_POOL_CLASSES.path(),
+        class::INFRASTRUCTURE_TEMPLATE.path_in(Contract::CURRENT),
+    ),
     shape: "apiVersion/kind of a template CRD with contract labels that passes `template-spec`",
     read_by: "topology controller (ClusterClass reconciler resolves and clones the template)",
     when_absent: "the ClusterClass never becomes ready and no MachinePool is created",
@@ -917,7 +967,10 @@ pub static CLUSTERCLASS_BOOTSTRAP_TEMPLATE: Rule = Rule {
     applies_to: AppliesTo::ClusterClass,
     checked_on: CheckedOn::Set,
     anchor: "inframachinepooltemplate-inframachinetemplatepoollist-resource-definition",
-    field: RuleField::Aspect("spec.workers.machinePools[].bootstrap.templateRef"),
+    field: RuleField::ItemField(
+        class::MACHINE_POOL_CLASSES.path(),
+        class::BOOTSTRAP_TEMPLATE.path_in(Contract::CURRENT),
+    ),
     shape: "a template reference (kind, name, apiVersion)",
     read_by: "ClusterClass validation (MachinePoolClass.bootstrap is +required)",
     when_absent: "the API server rejects the ClusterClass; managed pools need a placeholder bootstrap template",
@@ -1086,6 +1139,7 @@ mod tests {
             let paths: &[&[&str]] = match r.field {
                 RuleField::Fields(p) | RuleField::FieldsAnd(p, _) => p,
                 RuleField::Items(p) => &[p],
+                RuleField::ItemField(list, field) => &[list, field],
                 RuleField::Aspect(a) => {
                     assert!(!a.is_empty(), "{}", r.id);
                     &[]

@@ -9,7 +9,7 @@ use capi_contract::fields::{
 };
 use serde_json::Value;
 
-use crate::advice::{Language, rust_field};
+use crate::advice::{Language, go_field, key, rust_field};
 use crate::input::{CheckOptions, Role};
 use crate::report::{Outcome, Report, Subject};
 use crate::rules::{self, Rule};
@@ -40,7 +40,9 @@ pub(crate) fn check_version(
         Role::Pool => {
             c.status_subresource(entry);
             c.provider_id_list();
-            if contract == Contract::V1Beta1 {
+            // The contract's own provisioning field: `status.ready` in a contract without
+            // `status.initialization` (v1beta1), the initialization otherwise.
+            if pool::INITIALIZATION.at(contract).is_none() {
                 c.ready_v1beta1();
             } else {
                 c.initialization();
@@ -176,9 +178,9 @@ impl VersionCheck<'_> {
             } else {
                 message
             };
-            let name = f.last().copied().unwrap_or_default();
+            let name = key(f);
             let fix = self.fix(
-                format!("add `ProviderIDList []string `json:\"{name},omitempty\"`` to the spec"),
+                format!("add `{}` to the spec", go_field(name, "[]string", true)),
                 format!(
                     "add `#[serde(default, skip_serializing_if = \"Vec::is_empty\")] {}` to the spec",
                     rust_field(name, "Vec<String>")
@@ -246,7 +248,7 @@ impl VersionCheck<'_> {
     }
 
     fn initialization(&mut self) {
-        let f = pool::PROVISIONED.path_in(Contract::V1Beta2);
+        let f = pool::PROVISIONED.path_in(self.contract);
         let ready_path = pool::PROVISIONED.path_in(Contract::V1Beta1);
         let provisioned = field(self.schema, f);
         let ready = field(self.schema, ready_path);
@@ -254,7 +256,7 @@ impl VersionCheck<'_> {
             (Some("boolean"), _) => {
                 self.check(&rules::INITIALIZATION_PROVISIONED, f)
                     .pass("boolean");
-                let init_path = pool::INITIALIZATION.path_in(Contract::V1Beta2);
+                let init_path = pool::INITIALIZATION.path_in(self.contract);
                 let min = field(self.schema, init_path).and_then(|i| number(i, "minProperties"));
                 let fix = self.fix(
                     "add `+kubebuilder:validation:MinProperties=1` to the initialization status type",
@@ -294,11 +296,17 @@ impl VersionCheck<'_> {
             _ => {
                 let message =
                     self.missing(format!("{} is {}", f.join("."), describe(provisioned)), f);
+                let init = key(pool::INITIALIZATION.path_in(self.contract));
                 let fix = self.fix(
-                    "add `Initialization FooMachinePoolInitializationStatus` with `Provisioned *bool `json:\"provisioned,omitempty\"``",
                     format!(
-                        "add `pub initialization: Option<<Kind>InitializationStatus>` to the status, with `{}`",
-                        rust_field("provisioned", "Option<bool>")
+                        "add `{}` with `{}`",
+                        go_field(init, "<Kind>InitializationStatus", true),
+                        go_field(key(f), "*bool", true)
+                    ),
+                    format!(
+                        "add `{}` to the status, with `{}`",
+                        rust_field(init, "Option<<Kind>InitializationStatus>"),
+                        rust_field(key(f), "Option<bool>")
                     ),
                 );
                 self.check(&rules::INITIALIZATION_PROVISIONED, f)
@@ -312,8 +320,8 @@ impl VersionCheck<'_> {
         let node = field(self.schema, f);
         let message = self.missing(format!("{} is {}", f.join("."), describe(node)), f);
         let fix = self.fix(
-            "add `Ready bool `json:\"ready\"`` to the status",
-            format!("add `{}` to the status", rust_field("ready", "bool")),
+            format!("add `{}` to the status", go_field(key(f), "bool", false)),
+            format!("add `{}` to the status", rust_field(key(f), "bool")),
         );
         let check = self.check(&rules::READY, f);
         match node {
@@ -326,11 +334,8 @@ impl VersionCheck<'_> {
         let f = pool::REPLICAS.path();
         let node = field(self.schema, f);
         let declare = self.fix(
-            "declare `Replicas int32 `json:\"replicas\"``",
-            format!(
-                "declare `{}` (not an `Option`)",
-                rust_field("replicas", "i32")
-            ),
+            format!("declare `{}`", go_field(key(f), "int32", false)),
+            format!("declare `{}` (not an `Option`)", rust_field(key(f), "i32")),
         );
         let nullable_fix = self.fix(
             format!("drop `nullable: true` (a pointer field with +nullable); {declare}"),
@@ -341,8 +346,8 @@ impl VersionCheck<'_> {
             format!("declare {} as `i32`", f.join(".")),
         );
         let add_fix = self.fix(
-            "add `Replicas int32 `json:\"replicas\"`` to the status",
-            format!("add `{}` to the status", rust_field("replicas", "i32")),
+            format!("add `{}` to the status", go_field(key(f), "int32", false)),
+            format!("add `{}` to the status", rust_field(key(f), "i32")),
         );
         let missing = self.missing(format!("{} is {}", f.join("."), describe(node)), f);
         let check = self.check(&rules::REPLICAS, f);
@@ -410,9 +415,10 @@ impl VersionCheck<'_> {
             .all(|k| required.contains(k))
             && item["properties"].get("severity").is_none();
         let list_map = string(node, "x-kubernetes-list-type") == Some("map");
-        let contract = self.contract;
+        // Conditions are metav1.Condition from the v1beta2 contract on.
+        let legacy_contract = self.contract < Contract::V1Beta2;
         let check = self.check(&rules::CONDITIONS, f);
-        if contract == Contract::V1Beta1 {
+        if legacy_contract {
             let shape = if metav1 {
                 "metav1.Condition"
             } else {
@@ -441,7 +447,7 @@ impl VersionCheck<'_> {
                 continue;
             };
             let is_string = type_of(node) == Some("string");
-            let contract = self.contract;
+            let in_contract = failure.at(self.contract).is_some();
             let declare = self.fix("declare it as *string", "declare it as `Option<String>`");
             let check = self.check(&rules::TERMINAL_FAILURES, f);
             if !is_string {
@@ -453,7 +459,7 @@ impl VersionCheck<'_> {
                     ),
                     declare,
                 );
-            } else if contract == Contract::V1Beta1 {
+            } else if in_contract {
                 check.pass("string");
             } else {
                 check.info(
@@ -519,11 +525,8 @@ impl VersionCheck<'_> {
         let node = field(self.schema, f);
         let message = self.missing(format!("{} is {}", f.join("."), describe(node)), f);
         let fix = self.fix(
-            "add `ProviderID string `json:\"providerID,omitempty\"`` to the spec",
-            format!(
-                "add `{}` to the spec",
-                rust_field("providerID", "Option<String>")
-            ),
+            format!("add `{}` to the spec", go_field(key(f), "string", true)),
+            format!("add `{}` to the spec", rust_field(key(f), "Option<String>")),
         );
         let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, f);
         match node.and_then(type_of) {
@@ -538,20 +541,32 @@ impl VersionCheck<'_> {
     /// InfraMachine resource using `status.ready`". A MachinePool Machine's InfraMachine is
     /// waited for like any other, so a CRD with neither never gets a running Machine.
     fn machine_provisioned(&mut self) {
-        let provisioned = machine::PROVISIONED.path_in(Contract::V1Beta2);
+        let provisioned = machine::PROVISIONED.path_in(Contract::current());
         let ready = machine::PROVISIONED.path_in(Contract::V1Beta1);
         let is_bool = |path: &[&str]| field(self.schema, path).and_then(type_of) == Some("boolean");
         let (has_provisioned, has_ready) = (is_bool(provisioned), is_bool(ready));
         let outcome = self.opts.compat_outcome();
-        let v1beta1 = self.contract == Contract::V1Beta1;
-        let (provisioned, ready) = (provisioned.join("."), ready.join("."));
+        // The contract checked reads `status.ready` itself (v1beta1), not only under the
+        // compatibility.
+        let v1beta1 = machine::PROVISIONED.path_in(self.contract) == ready;
+        // `status.initialization.provisioned`: the object's key and the flag's.
+        let (init, flag) = match provisioned {
+            [.., init, flag] => (*init, *flag),
+            _ => ("", ""),
+        };
         let advice = self.fix(
-            "add `Initialization` with `Provisioned *bool `json:\"provisioned,omitempty\"`` to the status",
             format!(
-                "add `pub initialization: Option<...InitializationStatus>` with `{}` to the status",
-                rust_field("provisioned", "Option<bool>")
+                "add `{}` with `{}` to the status",
+                go_field(init, "<Kind>InitializationStatus", true),
+                go_field(flag, "*bool", true)
+            ),
+            format!(
+                "add `{}` with `{}` to the status",
+                rust_field(init, "Option<<Kind>InitializationStatus>"),
+                rust_field(flag, "Option<bool>")
             ),
         );
+        let (provisioned, ready) = (provisioned.join("."), ready.join("."));
         let check = self.check(&rules::MACHINE_POOL_MACHINE_CRD, &["status"]);
         if has_provisioned {
             check.pass(format!("{provisioned} is a boolean"));

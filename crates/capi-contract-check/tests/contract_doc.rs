@@ -36,6 +36,7 @@ fn table() -> String {
             r.url(),
             r.level,
             r.contracts
+                .list()
                 .iter()
                 .map(|c| c.as_str())
                 .collect::<Vec<_>>()

@@ -6,6 +6,7 @@
 //! Each mutation breaks one rule and is flagged by it.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+use capi_contract::Contract;
 use capi_contract_check::capabilities::{
     Behaviour, ClusterClassSupport, ContractSupport, MachinePoolMachines,
 };
@@ -366,7 +367,7 @@ fn the_capability_report_shows_capz_kinds() {
         [
             (
                 "AzureMachinePool",
-                &ContractSupport::V1Beta1Only,
+                &ContractSupport::DeprecatedOnly(Contract::V1Beta1),
                 &MachinePoolMachines::Supported {
                     kind: Some("AzureMachinePoolMachine".into()),
                     known_from: Some("objects")
@@ -377,7 +378,7 @@ fn the_capability_report_shows_capz_kinds() {
             ),
             (
                 "AzureManagedMachinePool",
-                &ContractSupport::V1Beta1Only,
+                &ContractSupport::DeprecatedOnly(Contract::V1Beta1),
                 &MachinePoolMachines::NotSupported,
                 &ClusterClassSupport::Supported {
                     template: "AzureManagedMachinePoolTemplate".into()
@@ -385,7 +386,7 @@ fn the_capability_report_shows_capz_kinds() {
             ),
             (
                 "AzureASOManagedMachinePool",
-                &ContractSupport::V1Beta1Only,
+                &ContractSupport::DeprecatedOnly(Contract::V1Beta1),
                 &MachinePoolMachines::NotSupported,
                 &ClusterClassSupport::Supported {
                     template: "AzureASOManagedMachinePoolTemplate".into()

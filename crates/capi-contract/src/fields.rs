@@ -178,17 +178,23 @@ impl<T: FieldValue> Field<T> {
 }
 
 /// A contract field whose path depends on the contract version, as upstream's
-/// `InfrastructureMachine().Provisioned(contractVersion)`: one row per contract that has the
-/// field, each row that contract's [`Field`]. A contract without a row does not have it.
+/// `InfrastructureMachine().Provisioned(contractVersion)`: rows of `(contract, field)`, each
+/// saying where the field lives from that contract on. A row's field applies to its contract
+/// and every later one until the next row; a `None` row says the field is gone from that
+/// contract on; a contract older than every row does not have the field.
 ///
-/// Adding a contract version is one row in each field whose path it changes (fields whose
-/// path every contract shares are plain [`Field`]s).
+/// Adding a contract version therefore changes no accessor unless the new contract moves or
+/// drops the field (then it is one row).
 ///
 /// ```
 /// use capi_contract::Contract;
-/// use capi_contract::fields::infra_machine_pool::PROVISIONED;
+/// use capi_contract::fields::infra_machine_pool::{FAILURE_REASON, PROVISIONED};
 /// assert_eq!(PROVISIONED.at(Contract::V1Beta2).unwrap().dotted(), "status.initialization.provisioned");
 /// assert_eq!(PROVISIONED.at(Contract::V1Beta1).unwrap().dotted(), "status.ready");
+/// // Newer contracts inherit the newest row: the path is written once.
+/// assert_eq!(PROVISIONED.at(Contract::current()), PROVISIONED.at(Contract::V1Beta2));
+/// // A `None` row drops the field: v1beta2 has no failureReason.
+/// assert!(FAILURE_REASON.at(Contract::V1Beta2).is_none());
 /// // A v1beta2 core reads `status.ready` while `status.initialization.provisioned` is missing
 /// // (the temporary v1beta1 compatibility):
 /// let obj = serde_json::json!({"status": {"ready": true}});
@@ -196,7 +202,7 @@ impl<T: FieldValue> Field<T> {
 /// ```
 #[derive(Debug)]
 pub struct ContractField<T: 'static> {
-    rows: &'static [(Contract, Field<T>)],
+    rows: &'static [(Contract, Option<Field<T>>)],
 }
 
 impl<T> Clone for ContractField<T> {
@@ -207,25 +213,42 @@ impl<T> Clone for ContractField<T> {
 
 impl<T> Copy for ContractField<T> {}
 
+impl<T> PartialEq for Field<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path
+    }
+}
+
 impl<T> ContractField<T> {
-    /// The field, `rows` giving its [`Field`] in each contract that has it.
+    /// The field, `rows` saying from which contract on it lives where (`None`: gone).
     #[must_use]
-    pub const fn new(rows: &'static [(Contract, Field<T>)]) -> Self {
+    pub const fn new(rows: &'static [(Contract, Option<Field<T>>)]) -> Self {
         Self { rows }
     }
 
-    /// The field in `contract`, or `None` when that contract does not have it.
+    /// The field in `contract` (the row of the newest contract not after it), or `None` when
+    /// that contract does not have it.
     #[must_use]
     pub const fn at(&self, contract: Contract) -> Option<&'static Field<T>> {
         let rows = self.rows;
+        let mut best: Option<&'static (Contract, Option<Field<T>>)> = None;
         let mut i = 0;
         while i < rows.len() {
-            if rows[i].0 as u8 == contract as u8 {
-                return Some(&rows[i].1);
+            let row = &rows[i];
+            let applies = row.0 as u8 <= contract as u8;
+            let newer = match best {
+                Some(b) => row.0 as u8 > b.0 as u8,
+                None => true,
+            };
+            if applies && newer {
+                best = Some(row);
             }
             i += 1;
         }
-        None
+        match best {
+            Some((_, Some(field))) => Some(field),
+            _ => None,
+        }
     }
 
     /// The field's path in `contract`, empty when that contract does not have it (for rule
@@ -238,10 +261,19 @@ impl<T> ContractField<T> {
         }
     }
 
-    /// Every contract that has the field, with its field there.
+    /// The rows: from which contract on the field lives where (`None`: gone).
     #[must_use]
-    pub const fn rows(&self) -> &'static [(Contract, Field<T>)] {
+    pub const fn rows(&self) -> &'static [(Contract, Option<Field<T>>)] {
         self.rows
+    }
+
+    /// Every path the field has in some contract, in row order.
+    #[must_use]
+    pub fn paths(&self) -> Vec<&'static [&'static str]> {
+        self.rows
+            .iter()
+            .filter_map(|(_, f)| f.as_ref().map(Field::path))
+            .collect()
     }
 }
 
@@ -255,8 +287,13 @@ impl<T: FieldValue> ContractField<T> {
     /// a value either, [`ReadError::WrongType`] when the value there is of another type).
     pub fn get(&self, object: &Value, contract: Contract) -> Result<T, ReadError> {
         let mut first: Option<ReadError> = None;
+        let mut seen: Vec<&Field<T>> = Vec::new();
         for c in contract.compatible() {
             let Some(field) = self.at(c) else { continue };
+            if seen.contains(&field) {
+                continue;
+            }
+            seen.push(field);
             match field.get(object) {
                 Err(e) if e.is_missing() || first.is_some() => {
                     first.get_or_insert(e);
@@ -268,57 +305,80 @@ impl<T: FieldValue> ContractField<T> {
     }
 }
 
+/// Any accessor, as the lists of every contract path see it.
+pub trait Accessor: Sync {
+    /// Every path the accessor reads in some contract.
+    fn paths(&self) -> Vec<&'static [&'static str]>;
+}
+
+impl<T> Accessor for Field<T> {
+    fn paths(&self) -> Vec<&'static [&'static str]> {
+        vec![self.path]
+    }
+}
+
+impl<T> Accessor for ContractField<T> {
+    fn paths(&self) -> Vec<&'static [&'static str]> {
+        ContractField::paths(self)
+    }
+}
+
+/// Declares a module's accessors and, from the same list, its `ACCESSORS` (every accessor
+/// of the module, so that [`all_paths`] and the tests that look for contract paths written
+/// elsewhere never depend on a hand-kept list).
+macro_rules! accessors {
+    ($( $(#[$doc:meta])* $name:ident: $ty:ty = $value:expr; )+) => {
+        $( $(#[$doc])* pub const $name: $ty = $value; )+
+
+        /// Every accessor above, in order.
+        pub const ACCESSORS: &[&dyn super::Accessor] = &[$( &$name, )+];
+    };
+}
+
 /// The InfraMachinePool contract's fields.
 pub mod infra_machine_pool {
     use super::{ContractField, Field};
     use crate::Contract::{V1Beta1, V1Beta2};
 
-    /// `spec.providerID` (optional, informational: nobody in core Cluster API reads it).
-    pub const PROVIDER_ID: Field<String> = Field::new(&["spec", "providerID"]);
-    /// `spec.providerIDList`: the provider IDs of the pool's instances.
-    pub const PROVIDER_ID_LIST: Field<Vec<String>> = Field::new(&["spec", "providerIDList"]);
-    /// Initialization completed: `status.initialization.provisioned` (v1beta2 contract),
-    /// `status.ready` (v1beta1 contract, read under the compatibility for v1beta2).
-    pub const PROVISIONED: ContractField<bool> = ContractField::new(&[
-        (
-            V1Beta2,
-            Field::new(&["status", "initialization", "provisioned"]),
-        ),
-        (V1Beta1, Field::new(&["status", "ready"])),
-    ]);
-    /// `status.initialization`, the object holding [`PROVISIONED`] (v1beta2 contract).
-    pub const INITIALIZATION: ContractField<()> =
-        ContractField::new(&[(V1Beta2, Field::new(&["status", "initialization"]))]);
-    /// `status.replicas`.
-    pub const REPLICAS: Field<i32> = Field::new(&["status", "replicas"]);
-    /// `status.conditions`.
-    pub const CONDITIONS: Field<()> = Field::new(&["status", "conditions"]);
-    /// `status.infrastructureMachineKind`: MachinePool Machines support.
-    pub const INFRASTRUCTURE_MACHINE_KIND: Field<String> =
-        Field::new(&["status", "infrastructureMachineKind"]);
-    /// `status.instances` (optional instance list).
-    pub const INSTANCES: Field<()> = Field::new(&["status", "instances"]);
-    /// `status.failureReason` (v1beta1 terminal failure; read under the compatibility).
-    pub const FAILURE_REASON: ContractField<String> =
-        ContractField::new(&[(V1Beta1, Field::new(&["status", "failureReason"]))]);
-    /// `status.failureMessage` (v1beta1 terminal failure; read under the compatibility).
-    pub const FAILURE_MESSAGE: ContractField<String> =
-        ContractField::new(&[(V1Beta1, Field::new(&["status", "failureMessage"]))]);
-
-    /// Every path above, in every contract: the InfraMachinePool contract's fields.
-    pub const PATHS: &[&[&str]] = &[
-        PROVIDER_ID.path(),
-        PROVIDER_ID_LIST.path(),
-        PROVISIONED.path_in(V1Beta2),
-        PROVISIONED.path_in(V1Beta1),
-        INITIALIZATION.path_in(V1Beta2),
-        REPLICAS.path(),
-        CONDITIONS.path(),
-        INFRASTRUCTURE_MACHINE_KIND.path(),
-        INSTANCES.path(),
-        FAILURE_REASON.path_in(V1Beta1),
-        FAILURE_MESSAGE.path_in(V1Beta1),
-    ];
+    accessors! {
+        /// `spec.providerID` (optional, informational: nobody in core Cluster API reads it).
+        PROVIDER_ID: Field<String> = Field::new(&["spec", "providerID"]);
+        /// `spec.providerIDList`: the provider IDs of the pool's instances.
+        PROVIDER_ID_LIST: Field<Vec<String>> = Field::new(&["spec", "providerIDList"]);
+        /// Initialization completed: `status.initialization.provisioned` (v1beta2 contract on),
+        /// `status.ready` (v1beta1 contract, read under the compatibility for v1beta2).
+        PROVISIONED: ContractField<bool> = ContractField::new(&[
+            (V1Beta1, Some(Field::new(&["status", "ready"]))),
+            (
+                V1Beta2,
+                Some(Field::new(&["status", "initialization", "provisioned"])),
+            ),
+        ]);
+        /// `status.initialization`, the object holding [`PROVISIONED`] (v1beta2 contract on).
+        INITIALIZATION: ContractField<()> =
+            ContractField::new(&[(V1Beta2, Some(Field::new(&["status", "initialization"])))]);
+        /// `status.replicas`.
+        REPLICAS: Field<i32> = Field::new(&["status", "replicas"]);
+        /// `status.conditions`.
+        CONDITIONS: Field<()> = Field::new(&["status", "conditions"]);
+        /// `status.infrastructureMachineKind`: MachinePool Machines support.
+        INFRASTRUCTURE_MACHINE_KIND: Field<String> =
+            Field::new(&["status", "infrastructureMachineKind"]);
+        /// `status.instances` (optional instance list).
+        INSTANCES: Field<()> = Field::new(&["status", "instances"]);
+        /// `status.failureReason` (v1beta1 terminal failure, dropped in v1beta2; read under
+        /// the compatibility).
+        FAILURE_REASON: ContractField<String> = ContractField::new(&[
+            (V1Beta1, Some(Field::new(&["status", "failureReason"]))),
+            (V1Beta2, None),
+        ]);
+        /// `status.failureMessage` (v1beta1 terminal failure, dropped in v1beta2; read under
+        /// the compatibility).
+        FAILURE_MESSAGE: ContractField<String> = ContractField::new(&[
+            (V1Beta1, Some(Field::new(&["status", "failureMessage"]))),
+            (V1Beta2, None),
+        ]);
+    }
 }
 
 /// The InfraMachine (MachinePool Machine) contract's fields.
@@ -326,35 +386,29 @@ pub mod infra_machine {
     use super::{ContractField, Field};
     use crate::Contract::{V1Beta1, V1Beta2};
 
-    /// `spec.providerID`.
-    pub const PROVIDER_ID: Field<String> = Field::new(&["spec", "providerID"]);
-    /// Initialization completed: `status.initialization.provisioned` (v1beta2 contract),
-    /// `status.ready` (v1beta1 contract), as upstream's `Provisioned(contractVersion)`.
-    pub const PROVISIONED: ContractField<bool> = ContractField::new(&[
-        (
-            V1Beta2,
-            Field::new(&["status", "initialization", "provisioned"]),
-        ),
-        (V1Beta1, Field::new(&["status", "ready"])),
-    ]);
-
-    /// Every path above, in every contract.
-    pub const PATHS: &[&[&str]] = &[
-        PROVIDER_ID.path(),
-        PROVISIONED.path_in(V1Beta2),
-        PROVISIONED.path_in(V1Beta1),
-    ];
+    accessors! {
+        /// `spec.providerID`.
+        PROVIDER_ID: Field<String> = Field::new(&["spec", "providerID"]);
+        /// Initialization completed: `status.initialization.provisioned` (v1beta2 contract on),
+        /// `status.ready` (v1beta1 contract), as upstream's `Provisioned(contractVersion)`.
+        PROVISIONED: ContractField<bool> = ContractField::new(&[
+            (V1Beta1, Some(Field::new(&["status", "ready"]))),
+            (
+                V1Beta2,
+                Some(Field::new(&["status", "initialization", "provisioned"])),
+            ),
+        ]);
+    }
 }
 
 /// The InfraMachinePoolTemplate contract's fields.
 pub mod infra_machine_pool_template {
     use super::Field;
 
-    /// `spec.template.spec`: what the topology controller copies into each InfraMachinePool.
-    pub const TEMPLATE_SPEC: Field<()> = Field::new(&["spec", "template", "spec"]);
-
-    /// Every path above.
-    pub const PATHS: &[&[&str]] = &[TEMPLATE_SPEC.path()];
+    accessors! {
+        /// `spec.template.spec`: what the topology controller copies into each InfraMachinePool.
+        TEMPLATE_SPEC: Field<()> = Field::new(&["spec", "template", "spec"]);
+    }
 }
 
 /// Core MachinePool fields that are read or named where a MachinePool is handled as an
@@ -365,20 +419,60 @@ pub mod infra_machine_pool_template {
 pub mod machine_pool {
     use super::Field;
 
-    /// `spec.providerIDList`: the MachinePool's copy of the InfraMachinePool's list.
-    pub const PROVIDER_ID_LIST: Field<Vec<String>> = super::infra_machine_pool::PROVIDER_ID_LIST;
-    /// `status.replicas`: the MachinePool's copy of the InfraMachinePool's count.
-    pub const REPLICAS: Field<i32> = super::infra_machine_pool::REPLICAS;
-    /// `spec.template.spec.infrastructureRef`: which InfraMachinePool the pool uses.
-    pub const INFRASTRUCTURE_REF: Field<()> =
-        Field::new(&["spec", "template", "spec", "infrastructureRef"]);
+    accessors! {
+        /// `spec.providerIDList`: the MachinePool's copy of the InfraMachinePool's list.
+        PROVIDER_ID_LIST: Field<Vec<String>> = super::infra_machine_pool::PROVIDER_ID_LIST;
+        /// `status.replicas`: the MachinePool's copy of the InfraMachinePool's count.
+        REPLICAS: Field<i32> = super::infra_machine_pool::REPLICAS;
+        /// `spec.template.spec.infrastructureRef`: which InfraMachinePool the pool uses.
+        INFRASTRUCTURE_REF: Field<()> =
+            Field::new(&["spec", "template", "spec", "infrastructureRef"]);
+    }
+}
 
-    /// Every path above.
-    pub const PATHS: &[&[&str]] = &[
-        PROVIDER_ID_LIST.path(),
-        REPLICAS.path(),
-        INFRASTRUCTURE_REF.path(),
-    ];
+/// ClusterClass fields the checker reads to find the InfraMachinePoolTemplates (and their
+/// bootstrap templates) a topology uses. A ClusterClass's API version is a core API version,
+/// so the template references are [`ContractField`]s chosen by it.
+pub mod cluster_class {
+    use super::{ContractField, Field};
+    use crate::Contract::{V1Beta1, V1Beta2};
+
+    accessors! {
+        /// `spec.workers.machinePools`: the ClusterClass's MachinePool classes.
+        MACHINE_POOL_CLASSES: Field<()> = Field::new(&["spec", "workers", "machinePools"]);
+        /// In one MachinePool class, the InfraMachinePoolTemplate its pools are made from:
+        /// `template.infrastructure.ref` (v1beta1), `infrastructure.templateRef` (v1beta2 on).
+        INFRASTRUCTURE_TEMPLATE: ContractField<()> = ContractField::new(&[
+            (V1Beta1, Some(Field::new(&["template", "infrastructure", "ref"]))),
+            (V1Beta2, Some(Field::new(&["infrastructure", "templateRef"]))),
+        ]);
+        /// In one MachinePool class, its bootstrap config template: `template.bootstrap.ref`
+        /// (v1beta1), `bootstrap.templateRef` (v1beta2 on).
+        BOOTSTRAP_TEMPLATE: ContractField<()> = ContractField::new(&[
+            (V1Beta1, Some(Field::new(&["template", "bootstrap", "ref"]))),
+            (V1Beta2, Some(Field::new(&["bootstrap", "templateRef"]))),
+        ]);
+    }
+}
+
+/// Every contract path of every accessor above (deduplicated, sorted): what the test that
+/// looks for contract paths written outside this module looks for.
+#[must_use]
+pub fn all_paths() -> Vec<&'static [&'static str]> {
+    let mut out: Vec<&'static [&'static str]> = [
+        infra_machine_pool::ACCESSORS,
+        infra_machine::ACCESSORS,
+        infra_machine_pool_template::ACCESSORS,
+        machine_pool::ACCESSORS,
+        cluster_class::ACCESSORS,
+    ]
+    .concat()
+    .iter()
+    .flat_map(|a| a.paths())
+    .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 #[cfg(test)]
@@ -429,10 +523,11 @@ mod tests {
     #[test]
     fn provisioned_is_chosen_by_contract_and_falls_back_under_the_compatibility() {
         for field in [PROVISIONED, super::infra_machine::PROVISIONED] {
-            for c in Contract::ALL {
-                let expected = match c {
-                    Contract::V1Beta1 => "status.ready",
-                    Contract::V1Beta2 => "status.initialization.provisioned",
+            for &c in Contract::ALL {
+                let expected = if c == Contract::V1Beta1 {
+                    "status.ready"
+                } else {
+                    "status.initialization.provisioned"
                 };
                 assert_eq!(
                     field.at(c).map(super::Field::dotted).as_deref(),

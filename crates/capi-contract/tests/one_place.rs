@@ -5,16 +5,18 @@
 //!
 //! A literal is a string in code (comments and `#[cfg(test)]` modules are not code that reads
 //! objects). It restates a path when it holds the dotted path as a whole word
-//! (`"spec.providerIDList"`, `"… status.ready …"`), or when consecutive literals on one line
-//! spell the path's keys (`obj["status"]["ready"]`, `&["status", "ready"]`). The paths are
-//! taken from the model itself, so a new accessor is covered at once.
+//! (`"spec.providerIDList"`, `"… status.ready …"`) or as a JSON pointer
+//! (`"/spec/providerIDList"`), or when consecutive literals spell the path's keys with only
+//! indexing or list punctuation between them, on one line or split over several
+//! (`obj["status"]["ready"]`, `&["status",` then `"ready"]` on the next line). The paths come
+//! from the model itself ([`capi_contract::fields::all_paths`], built from every accessor by
+//! the `accessors!` declaration), so a new accessor is covered at once; and the model is
+//! checked to declare every accessor that way. Each of these catches is a planted probe below.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 
-use capi_contract::fields::{
-    infra_machine, infra_machine_pool, infra_machine_pool_template, machine_pool,
-};
+use capi_contract::fields::all_paths;
 
 /// The crates that read InfraMachinePools, InfraMachines or their templates.
 const READERS: &[&str] = &[
@@ -97,19 +99,149 @@ fn names_path(text: &str, dotted: &str) -> bool {
     })
 }
 
+/// True when `text` holds the path as a JSON pointer (`/spec/providerIDList`), as a whole.
+fn names_pointer(text: &str, path: &[&str]) -> bool {
+    let pointer = format!("/{}", path.join("/"));
+    text.match_indices(&pointer).any(|(at, _)| {
+        let after = text[at + pointer.len()..].chars().next();
+        after.is_none_or(|c| !c.is_alphanumeric() && c != '_')
+    })
+}
+
+/// True when the code between two literals only indexes or lists (`][`, `, `, `&[`, a line
+/// break, `.get(`): the literals are one path written key by key.
+fn joins_keys(between: &str) -> bool {
+    between
+        .replace("get_mut", "")
+        .replace("get", "")
+        .chars()
+        .all(|c| c.is_whitespace() || "[](),&.".contains(c))
+}
+
+/// The code lines of a file with their numbers: comments and the test module left out (a
+/// `#[cfg(test)]` item elsewhere is code).
+fn code_lines(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let next = lines[n + 1..]
+            .iter()
+            .map(|l| l.trim_start())
+            .find(|l| !l.starts_with("#["))
+            .unwrap_or_default();
+        if line.trim_start().starts_with("#[cfg(test)]") && next.starts_with("mod ") {
+            break;
+        }
+        if !line.trim_start().starts_with("//") {
+            out.push((n + 1, *line));
+        }
+    }
+    out
+}
+
+/// The code between the literals of a line: `pieces[i]` precedes literal `i`, and the last
+/// piece follows the last literal. Splitting on quotes is enough for the code scanned here
+/// (no quote inside a raw string or char literal precedes a path key on the same line).
+fn between_literals(line: &str, count: usize) -> Vec<String> {
+    let mut pieces = Vec::with_capacity(count + 1);
+    let mut rest = line;
+    for _ in 0..count {
+        let Some(open) = rest.find('"') else { break };
+        pieces.push(rest[..open].trim_end_matches(['r', '#']).to_owned());
+        let after = &rest[open + 1..];
+        let mut close = None;
+        let mut escaped = false;
+        for (i, c) in after.char_indices() {
+            match c {
+                '\\' if !escaped => escaped = true,
+                '"' if !escaped => {
+                    close = Some(i);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        rest = close.map_or("", |i| after[i + 1..].trim_start_matches('#'));
+    }
+    pieces.resize(count, String::new());
+    pieces.push(rest.to_owned());
+    pieces
+}
+
+/// Every place in `text` (a source file named `name`) that writes one of `paths`.
+fn scan(name: &str, text: &str, paths: &[&[&str]]) -> Vec<String> {
+    // The literals of the whole file in order: line, text, code since the previous literal.
+    let mut lits: Vec<(usize, String, String)> = Vec::new();
+    let mut carried = String::new();
+    for (n, line) in code_lines(text) {
+        let found = literals(line);
+        let pieces = between_literals(line, found.len());
+        for (i, lit) in found.into_iter().enumerate() {
+            let before = if i == 0 {
+                format!("{carried}\n{}", pieces[0])
+            } else {
+                pieces[i].clone()
+            };
+            lits.push((n, lit, before));
+        }
+        carried = if lits.last().is_some_and(|l| l.0 == n) {
+            pieces.last().cloned().unwrap_or_default()
+        } else {
+            format!("{carried}\n{line}")
+        };
+    }
+    let mut found = Vec::new();
+    for (i, (n, lit, _)) in lits.iter().enumerate() {
+        for path in paths {
+            let dotted = path.join(".");
+            if names_path(lit, &dotted) || names_pointer(lit, path) {
+                found.push(format!("{name}:{n}: {dotted}: {lit:?}"));
+                continue;
+            }
+            let Some(window) = lits.get(i..i + path.len()) else {
+                continue;
+            };
+            let keys = window.iter().zip(path.iter()).all(|(l, k)| l.1 == *k);
+            if keys && window[1..].iter().all(|l| joins_keys(&l.2)) {
+                found.push(format!("{name}:{n}: {dotted}: keys written one by one"));
+            }
+        }
+    }
+    found
+}
+
+/// The lines of the model's own source (`fields.rs`) that build a field outside the
+/// `accessors!` declarations: such a field would be missing from `all_paths`.
+fn undeclared_fields(model: &str) -> Vec<usize> {
+    let mut depth = 0usize;
+    let mut out = Vec::new();
+    for (n, line) in code_lines(model) {
+        if line.trim_start().starts_with("accessors! {") {
+            depth = 0;
+        }
+        let opened = depth > 0 || line.trim_start().starts_with("accessors! {");
+        if line.contains("Field::new(&[") && !opened {
+            out.push(n);
+        }
+        if opened {
+            depth = (depth + line.matches('{').count()).saturating_sub(line.matches('}').count());
+        }
+    }
+    out
+}
+
+fn model_source() -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(root.join("src/fields.rs")).unwrap()
+}
+
 #[test]
 fn contract_paths_are_written_only_in_the_model() {
-    let paths: Vec<&[&str]> = [
-        infra_machine_pool::PATHS,
-        infra_machine::PATHS,
-        infra_machine_pool_template::PATHS,
-        machine_pool::PATHS,
-    ]
-    .concat();
-    let mut paths = paths;
-    paths.sort_unstable();
-    paths.dedup();
-    assert!(paths.len() >= 10 && paths.iter().all(|p| p.len() >= 2));
+    let paths = all_paths();
+    assert!(
+        paths.len() >= 14 && paths.iter().all(|p| p.len() >= 2),
+        "{paths:?}"
+    );
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let model = root.join("capi-contract/src/fields.rs");
     let mut files = Vec::new();
@@ -121,34 +253,8 @@ fn contract_paths_are_written_only_in_the_model() {
     let mut found = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        for (n, line) in lines.iter().enumerate() {
-            // The test module (the rest of the file); a `#[cfg(test)]` item elsewhere is code.
-            let next = lines[n + 1..]
-                .iter()
-                .map(|l| l.trim_start())
-                .find(|l| !l.starts_with("#["))
-                .unwrap_or_default();
-            if line.trim_start().starts_with("#[cfg(test)]") && next.starts_with("mod ") {
-                break;
-            }
-            if line.trim_start().starts_with("//") {
-                continue;
-            }
-            let lits = literals(line);
-            for path in &paths {
-                let dotted = path.join(".");
-                let spelled = lits.windows(path.len()).any(|w| w == *path);
-                if spelled || lits.iter().any(|l| names_path(l, &dotted)) {
-                    found.push(format!(
-                        "{}:{}: {dotted}: {}",
-                        file.strip_prefix(&root).unwrap().display(),
-                        n + 1,
-                        line.trim()
-                    ));
-                }
-            }
-        }
+        let name = file.strip_prefix(&root).unwrap().display().to_string();
+        found.extend(scan(&name, &text, &paths));
     }
     assert!(
         found.is_empty(),
@@ -156,6 +262,58 @@ fn contract_paths_are_written_only_in_the_model() {
         found.len(),
         found.join("\n")
     );
+}
+
+#[test]
+fn the_model_declares_every_accessor() {
+    assert_eq!(undeclared_fields(&model_source()), [] as [usize; 0]);
+}
+
+/// The probes: each way of writing a contract path outside the model is caught.
+#[test]
+fn planted_paths_are_caught() {
+    let paths = all_paths();
+    let caught = |code: &str| !scan("probe.rs", code, &paths).is_empty();
+    // The dotted path, in a message.
+    assert!(caught(
+        r#"let m = format!("{x} copied to status.replicas.");"#
+    ));
+    // A JSON pointer.
+    assert!(caught(r#"let v = obj.pointer("/spec/providerIDList");"#));
+    assert!(caught(
+        r#"let v = obj.pointer("/status/initialization/provisioned")?;"#
+    ));
+    // Keys on one line, and split over lines.
+    assert!(caught(r#"let v = &obj["status"]["ready"];"#));
+    assert!(caught("let v = &obj[\"status\"]\n    [\"ready\"];"));
+    assert!(caught(
+        "const P: &[&str] = &[\n    \"spec\",\n    \"providerIDList\",\n];"
+    ));
+    assert!(caught(
+        "let v = obj.get(\"status\")\n    .get(\"replicas\");"
+    ));
+    // A ClusterClass template reference.
+    assert!(caught(
+        r#"let r = &entry["infrastructure"]["templateRef"];"#
+    ));
+    // Not caught: other keys, a longer path, keys apart, comments, the test module.
+    assert!(!caught(r#"let v = &obj["status"]["readyReplicas"];"#));
+    assert!(!caught(r#"let v = "/status/readyReplicas";"#));
+    assert!(!caught(r#"let v = &obj["status"]; let w = call("ready");"#));
+    assert!(!caught("let a = x(\"status\");\nlet b = y(\"ready\");"));
+    assert!(!caught("// status.replicas in a comment\nlet x = 1;"));
+    assert!(!caught(
+        "#[cfg(test)]\nmod tests { const A: &str = \"status.replicas\"; }"
+    ));
+    // A field built outside the `accessors!` declaration of the model.
+    let model = model_source();
+    let planted = model.replacen(
+        "/// The InfraMachinePool contract's fields.",
+        "pub const NODE_IMAGE_ID: Field<String> = Field::new(&[\"status\", \"nodeImageID\"]);\n/// The InfraMachinePool contract's fields.",
+        1,
+    );
+    assert_ne!(planted, model);
+    assert_eq!(undeclared_fields(&planted).len(), 1);
 }
 
 #[test]

@@ -115,22 +115,19 @@ pub enum Version {
     V1beta2,
 }
 
-/// A Cluster API contract version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Contract {
-    /// The current contract.
-    V1beta2,
-    /// The deprecated contract (read by the current core under the temporary compatibility).
-    V1beta1,
-}
-
-impl From<Contract> for capi_contract::Contract {
-    fn from(c: Contract) -> Self {
-        match c {
-            Contract::V1beta2 => Self::V1Beta2,
-            Contract::V1beta1 => Self::V1Beta1,
-        }
-    }
+/// `--only-contract`: a contract version as [`capi_contract::Contract`] parses it, the
+/// possible values (newest first) and their help taken from its version policy.
+fn contract_parser() -> impl clap::builder::TypedValueParser<Value = capi_contract::Contract> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = capi_contract::Contract::ALL.iter().rev().map(|c| {
+        let help = if c.is_deprecated() {
+            "A deprecated contract (read by the current core under the temporary compatibility)"
+        } else {
+            "The current contract"
+        };
+        PossibleValue::new(c.as_str()).help(help)
+    });
+    PossibleValuesParser::new(values).try_map(|s| s.parse::<capi_contract::Contract>())
 }
 
 #[derive(Subcommand)]
@@ -212,10 +209,10 @@ enum Command {
         #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
         files: Vec<PathBuf>,
         /// Check only the CRD versions labelled for this contract (default: every contract the
-        /// current core reads, v1beta2 and v1beta1). A CRD with no version labelled for it is
-        /// reported as INFO, not failed.
-        #[arg(long, value_enum, alias = "contract", value_name = "CONTRACT")]
-        only_contract: Option<Contract>,
+        /// current core reads, the current one and the one before it). A CRD with no version
+        /// labelled for it is reported as INFO, not failed.
+        #[arg(long, value_parser = contract_parser(), alias = "contract", value_name = "CONTRACT")]
+        only_contract: Option<capi_contract::Contract>,
         /// Objects to check too (a file, or `-`): InfraMachinePools, their InfraMachines
         /// (MachinePool Machines), ClusterClasses and Clusters with a topology, judged one by
         /// one and as a set.
@@ -302,7 +299,7 @@ fn main() -> ExitCode {
             paths.extend(files);
             cmd::check::run(&cmd::check::Args {
                 paths,
-                only_contract: only_contract.map(Into::into),
+                only_contract,
                 objects,
                 nodes,
                 format,

@@ -765,19 +765,10 @@ pub struct Running {
     pub done: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
-/// Starts the server; it stops gracefully (10 s for open connections) when `shutdown` completes.
-///
-/// # Errors
-/// Unreadable certificate, key or CRDs, or an address that cannot be bound.
-pub async fn start(
-    config: Config,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<Running, String> {
-    let tls = RustlsConfig::from_pem_file(&config.cert, &config.key)
-        .await
-        .map_err(|e| format!("cannot load TLS certificate {}: {e}", config.cert.display()))?;
+/// The shared state of the handlers, sized from the configured limits.
+fn app_state(config: &Config) -> Result<Arc<AppState>, String> {
     let limits = config.limits;
-    let state = Arc::new(AppState {
+    Ok(Arc::new(AppState {
         converter: Arc::new(converters(&config.crds, config.live_crds.clone())?),
         ready: AtomicBool::new(false),
         timeout: config.request_timeout,
@@ -798,7 +789,72 @@ pub async fn start(
         ),
         unsent: Arc::new(holders::Holders::default()),
         metrics: Arc::new(metrics::Metrics::new(config.live_crds.clone())),
-    });
+    }))
+}
+
+/// The TLS acceptor with the handshake and connection limits.
+fn acceptor(
+    config: &Config,
+    tls: RustlsConfig,
+    metrics: Arc<metrics::Metrics>,
+) -> connection::Limited<tls_errors::LoggedHandshakes<RustlsAcceptor<handshake::Handshakes>>> {
+    let limits = config.limits;
+    let acceptor = tls_errors::LoggedHandshakes::new(
+        RustlsAcceptor::new(tls)
+            .handshake_timeout(limits.handshake_timeout)
+            .acceptor(handshake::Handshakes::new(limits.max_handshakes)),
+        metrics,
+    );
+    // No byte may move for this long: longer than a request may take, so that a connection
+    // waiting for its conversion's answer is not closed.
+    let idle = limits
+        .idle_timeout
+        .max(config.request_timeout + limits.body_read_timeout);
+    connection::Limited::new(
+        acceptor,
+        connection::ConnectionLimits {
+            max_connections: limits.max_connections,
+            idle,
+            max_age: limits.max_connection_age,
+            grace: config.request_timeout + limits.body_read_timeout,
+            max_requests: limits.max_requests_per_connection,
+            queue_timeout: limits.connection_queue_timeout,
+        },
+    )
+}
+
+/// Marks the server ready: at once with static CRDs, once the CRD watch has synced with
+/// live ones.
+fn become_ready(state: &Arc<AppState>, live_crds: Option<live::LiveCrds>) {
+    match live_crds {
+        Some(live) => {
+            let state = Arc::clone(state);
+            tokio::spawn(async move {
+                live.synced().await;
+                state.ready.store(true, Ordering::Relaxed);
+                info!(
+                    crds = live.len(),
+                    "ready: reference versions resolve from the cluster's CRDs"
+                );
+            });
+        }
+        None => state.ready.store(true, Ordering::Relaxed),
+    }
+}
+
+/// Starts the server; it stops gracefully (10 s for open connections) when `shutdown` completes.
+///
+/// # Errors
+/// Unreadable certificate, key or CRDs, or an address that cannot be bound.
+pub async fn start(
+    config: Config,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<Running, String> {
+    let tls = RustlsConfig::from_pem_file(&config.cert, &config.key)
+        .await
+        .map_err(|e| format!("cannot load TLS certificate {}: {e}", config.cert.display()))?;
+    let limits = config.limits;
+    let state = app_state(&config)?;
     let metrics_addr = match config.metrics_addr {
         Some(addr) => {
             let auth = config
@@ -826,30 +882,8 @@ pub async fn start(
         info!("shutting down");
         stopper.graceful_shutdown(Some(Duration::from_secs(10)));
     });
-    let acceptor = tls_errors::LoggedHandshakes::new(
-        RustlsAcceptor::new(tls)
-            .handshake_timeout(limits.handshake_timeout)
-            .acceptor(handshake::Handshakes::new(limits.max_handshakes)),
-        Arc::clone(&state.metrics),
-    );
-    // No byte may move for this long: longer than a request may take, so that a connection
-    // waiting for its conversion's answer is not closed.
-    let idle = limits
-        .idle_timeout
-        .max(config.request_timeout + limits.body_read_timeout);
-    let acceptor = connection::Limited::new(
-        acceptor,
-        connection::ConnectionLimits {
-            max_connections: limits.max_connections,
-            idle,
-            max_age: limits.max_connection_age,
-            grace: config.request_timeout + limits.body_read_timeout,
-            max_requests: limits.max_requests_per_connection,
-            queue_timeout: limits.connection_queue_timeout,
-        },
-    );
     let mut server = axum_server::bind(config.addr)
-        .acceptor(acceptor)
+        .acceptor(acceptor(&config, tls, Arc::clone(&state.metrics)))
         .handle(handle.clone())
         .first_request_timeout(limits.idle_timeout);
     let builder = server.http_builder();
@@ -870,20 +904,7 @@ pub async fn start(
         .listening()
         .await
         .ok_or_else(|| format!("cannot listen on {}", config.addr))?;
-    match config.live_crds {
-        Some(live) => {
-            let state = Arc::clone(&state);
-            tokio::spawn(async move {
-                live.synced().await;
-                state.ready.store(true, Ordering::Relaxed);
-                info!(
-                    crds = live.len(),
-                    "ready: reference versions resolve from the cluster's CRDs"
-                );
-            });
-        }
-        None => state.ready.store(true, Ordering::Relaxed),
-    }
+    become_ready(&state, config.live_crds);
     info!(%addr, "serving conversion reviews");
     Ok(Running {
         addr,
