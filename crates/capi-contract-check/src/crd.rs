@@ -570,12 +570,13 @@ fn deprecated_contract_rule(
         check.pass(format!("implements the {current} contract"));
     } else {
         let only: Vec<&str> = facts.present.iter().map(|c| c.as_str()).collect();
+        let contracts = match only.as_slice() {
+            [one] => format!("the deprecated {one} contract is"),
+            more => format!("the deprecated {} contracts are", more.join(" and ")),
+        };
         check.outcome(
             opts.compat_outcome(),
-            format!(
-                "only the deprecated {} contract is implemented (accepted under the temporary compatibility)",
-                only.join(" and ")
-            ),
+            format!("only {contracts} implemented (accepted under the temporary compatibility)"),
             format!(
                 "implement the {current} contract in a CRD version and label it `{}: <version>`",
                 current.label()

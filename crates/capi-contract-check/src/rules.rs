@@ -779,19 +779,19 @@ pub static CLUSTERCTL: Rule = Rule {
     when_absent: "clusterctl cannot install the provider",
 };
 
-/// `deprecated-contract`: The CRD implements the current contract (not only the deprecated v1beta1 one).
+/// `deprecated-contract`: The CRD implements the current contract (not only deprecated ones).
 pub static DEPRECATED_CONTRACT: Rule = Rule {
     id: "deprecated-contract",
-    title: "The CRD implements the current contract (not only the deprecated v1beta1 one)",
+    title: "The CRD implements the current contract (not only deprecated ones)",
     level: Level::Should,
     contracts: V1BETA2_ON,
     applies_to: AppliesTo::AllResources,
     checked_on: CheckedOn::Crd,
     anchor: "all-resources-version",
-    field: RuleField::Aspect("metadata.labels[cluster.x-k8s.io/v1beta2]"),
-    shape: "a `cluster.x-k8s.io/v1beta2` label",
+    field: RuleField::Aspect("metadata.labels[cluster.x-k8s.io/<current contract>]"),
+    shape: "a label for the current contract (`Contract::current()`)",
     read_by: "reference resolution",
-    when_absent: "works only until v1beta1 compatibility is removed (tentatively April 2027)",
+    when_absent: "works only until the compatibility with its contract is removed (v1beta1: tentatively April 2027)",
 };
 
 /// `provider-id-format`: providerIDList entries look like provider IDs.

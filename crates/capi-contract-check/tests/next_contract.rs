@@ -1,14 +1,15 @@
 //! Adding a contract version is one line (issue 64). The build with the `test-next-contract`
 //! feature adds a made-up `v1beta3` that changes no field, by one line in
-//! `capi_contract::Contract` and nothing else; v1beta3 is then the current contract and the
-//! compatibility window of the current core is v1beta3 and v1beta2 (docs/architecture.md).
+//! `capi_contract::Contract` and nothing else; v1beta3 is then the current contract, and the
+//! current core reads every contract down to `Contract::OLDEST_READ` (v1beta1, the temporary
+//! compatibility, which a new contract does not end).
 //!
-//! What must hold in both builds: every verdict on the providers that implement v1beta2 (the
-//! whole capi-dev tree and CAPD v1.11.0 with its objects), by default and with
-//! `--only-contract v1beta2`, is the same, except the version-policy rules, which must
-//! change exactly as the policy says: a v1beta2-only provider now implements only a
-//! deprecated contract, and a v1beta1 label is outside the window. The verdicts are a golden
-//! file written by the normal build (`UPDATE_GOLDEN=1`).
+//! What must hold in both builds: every verdict on the real providers of the repository
+//! (capi-dev: v1beta2; CAPA and CAPZ: v1beta1; CAPD v1.11.0: both; with objects where the
+//! repository has them), by default and with `--only-contract v1beta2` and `v1beta1`, is the
+//! same, except `deprecated-contract`, which changes exactly as the policy says: a provider
+//! without v1beta3 implements only deprecated contracts. The verdicts are a golden file
+//! written by the normal build (`UPDATE_GOLDEN=1`).
 //!
 //! CI runs this file twice: in `cargo test --workspace` and with
 //! `cargo test -p capi-contract-check --features test-next-contract --test next_contract`.
@@ -21,22 +22,33 @@ use capi_contract::fields::{infra_machine, infra_machine_pool};
 use capi_contract_check::{CheckOptions, Checker, Outcome, Report};
 use capi_manifests::{Limits, load::load};
 
-/// A provider that implements the v1beta2 contract and no other (the whole capi-dev tree),
-/// and objects of its kinds (`--objects`).
-const V1BETA2_PROVIDERS: &[(&str, &[&str])] = &[(
-    "capi-dev",
-    &["tests/fixtures/provider-trees/capi-dev/config/crd"],
-)];
-const V1BETA2_OBJECTS: &str = "examples/devmachinepool-duplicate-ids.yaml";
-
-/// The rules that state the version policy itself (which contract is current, which labels a
-/// core reads): they change with a new contract, by design.
-const POLICY_RULES: &[&str] = &[
-    "contract-label",
-    "contract-label-versions",
-    "contract-label-served",
-    "deprecated-contract",
+/// The real providers of the repository, as `check` inputs with objects (`--objects`): the
+/// whole trees of capi-dev (v1beta2), CAPA and CAPZ (v1beta1), and CAPD v1.11.0 (both).
+const PROVIDERS: &[(&str, &[&str], Option<&str>)] = &[
+    (
+        "capi-dev",
+        &["tests/fixtures/provider-trees/capi-dev/config/crd"],
+        Some("examples/devmachinepool-duplicate-ids.yaml"),
+    ),
+    (
+        "capa",
+        &["tests/fixtures/provider-trees/capa/config/crd"],
+        None,
+    ),
+    (
+        "capz",
+        &["tests/fixtures/provider-trees/capz/config/crd"],
+        Some("tests/fixtures/capz-sets/machinepool-machines.yaml"),
+    ),
+    (
+        "capd-v1.11.0",
+        &["tests/fixtures/providers/capd-v1.11.0/crds.yaml"],
+        Some("tests/fixtures/providers/capd-v1.11.0/objects.yaml"),
+    ),
 ];
+
+/// The rule that states which contract is current: it changes with a new contract, by design.
+const POLICY_RULES: &[&str] = &["deprecated-contract"];
 
 fn check(inputs: &[&str], only: Option<Contract>) -> Report {
     check_with_objects(inputs, None, only)
@@ -84,32 +96,32 @@ fn verdicts(report: &Report) -> String {
     out.replace(&root, "")
 }
 
-fn v1beta2_verdicts() -> String {
+fn all_verdicts() -> String {
     let mut out = String::new();
-    for (name, inputs) in V1BETA2_PROVIDERS {
-        for only in [None, Some(Contract::V1Beta2)] {
+    for (name, inputs, objects) in PROVIDERS {
+        for only in [None, Some(Contract::V1Beta2), Some(Contract::V1Beta1)] {
             let flag = only.map_or("default".to_owned(), |c| format!("--only-contract {c}"));
-            let report = check_with_objects(inputs, Some(V1BETA2_OBJECTS), only);
+            let report = check_with_objects(inputs, *objects, only);
             writeln!(out, "# {name} {flag}\n{}", verdicts(&report)).unwrap();
         }
     }
     out
 }
 
-const GOLDEN: &str = "tests/fixtures/next-contract/v1beta2-verdicts.txt";
+const GOLDEN: &str = "tests/fixtures/next-contract/verdicts.txt";
 
 /// The normal build writes the golden file when `UPDATE_GOLDEN=1`, and both builds compare.
 #[test]
-fn v1beta2_verdicts_are_the_same_in_both_builds() {
+fn verdicts_are_the_same_in_both_builds() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(GOLDEN);
-    let now = v1beta2_verdicts();
+    let now = all_verdicts();
     if std::env::var_os("UPDATE_GOLDEN").is_some() && !cfg!(feature = "test-next-contract") {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &now).unwrap();
     }
     let golden = std::fs::read_to_string(&path).unwrap();
     assert!(
-        golden.lines().count() > 50,
+        golden.lines().count() > 500,
         "{} lines",
         golden.lines().count()
     );
@@ -117,7 +129,7 @@ fn v1beta2_verdicts_are_the_same_in_both_builds() {
     let new: Vec<&str> = now.lines().filter(|l| !golden.contains(l)).collect();
     assert!(
         gone.is_empty() && new.is_empty() && golden == now,
-        "v1beta2 verdicts differ from {GOLDEN} (UPDATE_GOLDEN=1 in the normal build)\n- {}\n+ {}",
+        "verdicts differ from {GOLDEN} (UPDATE_GOLDEN=1 in the normal build)\n- {}\n+ {}",
         gone.join("\n- "),
         new.join("\n+ ")
     );
@@ -137,18 +149,19 @@ fn every_accessor_reads_the_current_contract() {
     assert!(infra_machine_pool::FAILURE_REASON.at(newest).is_none());
 }
 
-/// The version policy, from the one list: the newest contract is current, the one before it
-/// is read under the compatibility, a provider without the current contract is told so, and a
-/// label outside the window is not read.
+/// The version policy, from the one list: the newest contract is current, older ones down to
+/// `Contract::OLDEST_READ` are read under the compatibility, and a provider without the
+/// current contract is told so.
 #[test]
 fn the_newest_contract_is_current_and_the_policy_follows() {
     let newest = *Contract::ALL.last().unwrap();
     assert_eq!(Contract::current(), newest);
     assert_eq!(newest.as_str().parse::<Contract>(), Ok(newest));
-    let next = cfg!(feature = "test-next-contract");
+    // The made-up contract is compiled in (the feature of this crate or of capi-contract).
+    let next = newest.as_str() == "v1beta3";
     // capi-dev's DevMachinePool CRDs are labelled for v1beta2 (and v1beta1, a version the CRD
     // does not have).
-    let report = check(V1BETA2_PROVIDERS[0].1, None);
+    let report = check(PROVIDERS[0].1, None);
     let of = |rule: &str| -> Vec<&capi_contract_check::Finding> {
         report
             .findings
@@ -162,7 +175,9 @@ fn the_newest_contract_is_current_and_the_policy_follows() {
         if next {
             assert_eq!(f.outcome, Outcome::Warn, "{f:?}");
             assert!(
-                f.message.contains("only the deprecated v1beta2 contract"),
+                f.message.starts_with(
+                    "only the deprecated v1beta2 and v1beta1 contracts are implemented"
+                ),
                 "{f:?}"
             );
             assert!(
@@ -173,44 +188,40 @@ fn the_newest_contract_is_current_and_the_policy_follows() {
             assert_eq!(f.outcome, Outcome::Pass, "{f:?}");
         }
     }
-    for f in of("contract-label") {
-        let read = if next {
-            "[\"v1beta2\"]"
-        } else {
-            "[\"v1beta2\", \"v1beta1\"]"
-        };
-        assert_eq!(f.message, format!("labels for {read}"), "{f:?}");
-    }
-    // A v1beta1-only provider (CAPZ) leaves the window of a v1beta3 core.
+    // A v1beta1-only provider (CAPZ) is still read (the compatibility ends when
+    // `Contract::OLDEST_READ` moves, not when a contract is added) and still told that it
+    // implements only a deprecated contract.
     let capz = check(&["tests/fixtures/provider-trees/capz/config/crd"], None);
-    let label = capz
-        .findings
-        .iter()
-        .find(|f| {
-            f.rule.id == "contract-label" && f.subject.to_string().starts_with("azuremachinepools.")
-        })
-        .unwrap();
-    if next {
-        assert_eq!(label.outcome, Outcome::Fail, "{label:?}");
-        assert!(
-            label
-                .message
-                .starts_with("no contract label for v1beta3 or v1beta2"),
-            "{label:?}"
-        );
-    } else {
-        assert_eq!(label.outcome, Outcome::Pass, "{label:?}");
-    }
+    let pool = |rule: &str| {
+        capz.findings
+            .iter()
+            .find(|f| {
+                f.rule.id == rule
+                    && f.subject.to_string() == "azuremachinepools.infrastructure.cluster.x-k8s.io"
+            })
+            .unwrap()
+    };
+    assert_eq!(pool("contract-label").outcome, Outcome::Pass);
+    let deprecated = pool("deprecated-contract");
+    assert_eq!(deprecated.outcome, Outcome::Warn, "{deprecated:?}");
+    assert!(
+        deprecated
+            .message
+            .contains("only the deprecated v1beta1 contract")
+    );
+    assert!(
+        deprecated
+            .fix
+            .contains(&format!("{}: <version>", newest.label()))
+    );
+    assert_eq!(
+        Contract::current().compatible().last(),
+        Some(&Contract::OLDEST_READ)
+    );
     // Every finding's rule applies to the finding's contract (the column is enforced).
-    for inputs in [
-        &["tests/fixtures/provider-trees/capa/config/crd"][..],
-        &["tests/fixtures/provider-trees/capz/config/crd"],
-    ]
-    .into_iter()
-    .chain(V1BETA2_PROVIDERS.iter().map(|(_, i)| *i))
-    {
+    for (_, inputs, objects) in PROVIDERS {
         for only in [None, Some(Contract::V1Beta1), Some(Contract::V1Beta2)] {
-            for f in &check(inputs, only).findings {
+            for f in &check_with_objects(inputs, *objects, only).findings {
                 assert!(f.rule.applies_to_contract(f.contract), "{f:?}");
             }
         }

@@ -3,8 +3,8 @@
 //! core reads ([`Contract::current`], [`Contract::is_deprecated`], [`Contract::compatible`]).
 //!
 //! The versions are declared once, oldest first, in the `contracts!` list below; everything
-//! else (the order, the label, parsing, "current", the compatibility window) follows from
-//! that list. Adding a contract version is one line there: the accessors in
+//! else (the order, the label, parsing, "current", the compatibility window down to
+//! [`Contract::OLDEST_READ`]) follows from that list. Adding a contract version is one line there: the accessors in
 //! [`fields`](crate::fields) carry their newest path forward, rule tables name contracts by
 //! range, and a test build with the `test-next-contract` feature proves it with a made-up
 //! `v1beta3`.
@@ -90,6 +90,12 @@ impl Contract {
         Self::CURRENT
     }
 
+    /// The oldest contract a core still reads: upstream's temporary v1beta1 compatibility
+    /// (`GetCompatibleVersions`: a v1beta2 core reads v1beta1 until v1beta1 is removed). A
+    /// policy decision of its own: a new contract version does not end it, moving this line
+    /// does.
+    pub const OLDEST_READ: Self = Self::V1Beta1;
+
     /// The contract before this one, if any.
     #[must_use]
     pub fn previous(self) -> Option<Self> {
@@ -97,19 +103,24 @@ impl Contract {
         at.checked_sub(1).map(|i| Self::ALL[i])
     }
 
-    /// True for every contract but the current one: a core still reads the one before the
-    /// current (the temporary compatibility), and none older.
+    /// True for every contract but the current one (older contracts a core still reads are
+    /// accepted under the temporary compatibility, with a warning).
     #[must_use]
     pub fn is_deprecated(self) -> bool {
         self != Self::CURRENT
     }
 
-    /// Contracts a core at this contract reads, newest first: itself and the contract before
-    /// it (the temporary compatibility, upstream's `GetCompatibleVersions`: a v1beta2 core
-    /// reads v1beta1 too).
+    /// Contracts a core at this contract reads, newest first: itself and every older one down
+    /// to [`Contract::OLDEST_READ`] (upstream's `GetCompatibleVersions`: a v1beta2 core reads
+    /// v1beta1 too).
     #[must_use]
     pub fn compatible(self) -> Vec<Self> {
-        std::iter::once(self).chain(self.previous()).collect()
+        Self::ALL
+            .iter()
+            .rev()
+            .copied()
+            .filter(|c| *c <= self && *c >= Self::OLDEST_READ.min(self))
+            .collect()
     }
 
     /// Every contract name, oldest first, for messages and CLI help (`v1beta1, v1beta2`).

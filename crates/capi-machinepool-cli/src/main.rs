@@ -209,8 +209,8 @@ enum Command {
         #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
         files: Vec<PathBuf>,
         /// Check only the CRD versions labelled for this contract (default: every contract the
-        /// current core reads, the current one and the one before it). A CRD with no version
-        /// labelled for it is reported as INFO, not failed.
+        /// current core reads, the current one and the older ones it still reads). A CRD with
+        /// no version labelled for it is reported as INFO, not failed.
         #[arg(long, value_parser = contract_parser(), alias = "contract", value_name = "CONTRACT")]
         only_contract: Option<capi_contract::Contract>,
         /// Objects to check too (a file, or `-`): InfraMachinePools, their InfraMachines
