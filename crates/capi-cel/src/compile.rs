@@ -1,0 +1,97 @@
+//! One expression compiled as apiextensions' `compileRule` does: parse, check, output type,
+//! `oldSelf` use, cost.
+
+use crate::check::{Scope, check};
+use crate::decl::Decls;
+use crate::parse::{ParseFail, parse};
+use crate::report::display_issues;
+use crate::types::Ty;
+
+/// The outcome of compiling one expression.
+#[derive(Debug)]
+pub enum Compiled {
+    /// Compiled: the estimated maximum cost and whether `oldSelf` is referenced.
+    Ok {
+        /// `costEst.Max`.
+        max_cost: u64,
+        /// `oldSelf` appears.
+        uses_old_self: bool,
+    },
+    /// Compilation failed: the issues text (without the caller's prefix), whether it is
+    /// cel-go's text for certain, and whether it is a type error of the output (the caller's
+    /// "must evaluate to" message).
+    Failed {
+        /// `issues.String()`.
+        issues: String,
+        /// The text is cel-go's.
+        exact: bool,
+    },
+    /// The output type is not the expected one.
+    WrongOutput,
+    /// Not judged, and why.
+    NotJudged(String),
+}
+
+/// Compiles `src` with `self` of decl `root` (type name `selfType0`), `oldSelf` optional
+/// when `optional_old_self`, expecting output type `want`.
+#[must_use]
+pub fn compile(
+    src: &str,
+    decls: &Decls,
+    root: usize,
+    optional_old_self: bool,
+    want: &Ty,
+) -> Compiled {
+    let chars: Vec<char> = src.chars().collect();
+    let ast = match parse(&chars) {
+        Ok(a) => a,
+        Err(ParseFail::Unsupported(why)) => return Compiled::NotJudged(why),
+        Err(ParseFail::Syntax { pos, msg, exact }) => {
+            return Compiled::Failed {
+                issues: display_issues(&chars, &[(pos, msg)]),
+                exact,
+            };
+        }
+    };
+    let self_ty = crate::check::decl_ty(decls, root, "selfType0");
+    let old_self_ty = if optional_old_self {
+        Ty::Optional(Box::new(self_ty.clone()))
+    } else {
+        self_ty.clone()
+    };
+    let scope = Scope {
+        decls,
+        self_ty,
+        old_self_ty,
+    };
+    let checked = check(&ast, &scope);
+    if !checked.errors.is_empty() {
+        let exact = checked.unsupported.is_none() && checked.errors.iter().all(|e| e.exact);
+        let errs: Vec<(usize, String)> = checked
+            .errors
+            .iter()
+            .map(|e| (e.pos, e.msg.clone()))
+            .collect();
+        return Compiled::Failed {
+            issues: display_issues(&chars, &errs),
+            exact,
+        };
+    }
+    if let Some(why) = checked.unsupported {
+        return Compiled::NotJudged(why);
+    }
+    let out = checked.types.get(&ast.id).cloned().unwrap_or(Ty::Dyn);
+    if out != *want {
+        return Compiled::WrongOutput;
+    }
+    if let Some(why) = crate::regex_lits::unmodelled_regex(&ast) {
+        return Compiled::NotJudged(why);
+    }
+    match crate::cost::estimate(&ast, decls, root, &checked) {
+        Ok(max_cost) => Compiled::Ok {
+            max_cost,
+            uses_old_self: checked.uses_old_self,
+        },
+        Err(why) => Compiled::NotJudged(why),
+    }
+}

@@ -1,0 +1,85 @@
+//! Kubernetes CEL (`x-kubernetes-validations`) judged offline as apiextensions-apiserver
+//! v0.37.2 judges a CRD's schema when the CRD is created: every rule and
+//! `messageExpression` parsed and type-checked against the schema's declared types in the
+//! Kubernetes CEL environment, `oldSelf` correlatability and `optionalOldSelf`, and the cost
+//! estimates (per rule, per message expression, per schema total) with the server's
+//! messages. What is not modelled is reported as not judged, never passed.
+//!
+//! ```
+//! let schema = serde_json::json!({
+//!     "type": "object",
+//!     "properties": {"spec": {
+//!         "type": "object",
+//!         "properties": {"x": {"type": "string"}},
+//!         "x-kubernetes-validations": [{"rule": "quantity(self.x).sign() > 0"}]
+//!     }}
+//! });
+//! let report = capi_cel::compile_crd_version(&schema);
+//! assert!(report.fully_judged());
+//! let e = &report.errors[0];
+//! assert_eq!(e.field_path,
+//!     "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule");
+//! assert_eq!(e.kind, capi_cel::ErrorKind::Invalid);
+//! assert!(e.detail.starts_with("compilation failed: ERROR: <input>:1:22: \
+//!     found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'"));
+//! ```
+//!
+//! The schema must already pass the static (structural) checks: the server compiles CEL only
+//! for structural schemas without other errors at or below a node.
+
+mod ast;
+mod calls;
+mod check;
+mod compile;
+mod cost;
+mod decl;
+mod env;
+mod est;
+mod lex;
+mod parse;
+mod regex_lits;
+mod report;
+mod types;
+mod walk;
+
+pub use report::{
+    CRD_COST_LIMIT, CrdCelReport, ErrorKind, FieldError, NotJudged, PER_EXPRESSION_COST_LIMIT,
+    RuleCost,
+};
+
+use serde_json::Value;
+
+/// The path the server prints for a CRD's schema when every version shares it (what a
+/// single-version CRD converts to).
+pub const SHARED_SCHEMA_PATH: &str = "spec.validation.openAPIV3Schema";
+
+/// Judges the CEL of one CRD version's `openAPIV3Schema`, with paths under
+/// [`SHARED_SCHEMA_PATH`].
+#[must_use]
+pub fn compile_crd_version(schema: &Value) -> CrdCelReport {
+    compile_schema(schema, SHARED_SCHEMA_PATH)
+}
+
+/// Judges the CEL of an `openAPIV3Schema` whose field path is `root_path` (for per-version
+/// schemas `spec.versions[i].schema.openAPIV3Schema`).
+#[must_use]
+pub fn compile_schema(schema: &Value, root_path: &str) -> CrdCelReport {
+    let mut decls = decl::Decls::default();
+    let root = decls.build(schema, true);
+    let mut w = walk::Walk {
+        decls: &decls,
+        report: CrdCelReport::default(),
+        most_expensive: Vec::new(),
+    };
+    let node = walk::Node {
+        schema,
+        path: root_path.to_owned(),
+        decl: root,
+        cardinality: Some(1),
+        uncorrelatable: None,
+        depth: 0,
+    };
+    w.node(&node);
+    w.total(root_path);
+    w.report
+}

@@ -1,0 +1,356 @@
+//! The schema walk of apiextensions' `ValidateCustomResourceDefinitionOpenAPISchema` for
+//! CEL: each node's rules compiled against its declared type, cardinality from the
+//! ancestors' `maxItems`/`maxProperties`, the uncorrelatable ancestor for `oldSelf`, the
+//! per-rule, per-messageExpression and total cost limits.
+
+use serde_json::Value;
+
+use crate::compile::{Compiled, compile};
+use crate::decl::{DeclKind, Decls, MAX_REQUEST_SIZE_BYTES, escape};
+use crate::report::{
+    CRD_COST_LIMIT, CrdCelReport, ErrorKind, FieldError, NotJudged, PER_EXPRESSION_COST_LIMIT,
+    RuleCost, cost_error_message,
+};
+use crate::types::Ty;
+
+/// A schema node's context.
+#[derive(Clone)]
+pub(crate) struct Node<'a> {
+    pub(crate) schema: &'a Value,
+    pub(crate) path: String,
+    pub(crate) decl: Option<usize>,
+    /// `None` is unbounded.
+    pub(crate) cardinality: Option<u64>,
+    pub(crate) uncorrelatable: Option<String>,
+    pub(crate) depth: usize,
+}
+
+/// The walk's accumulated state.
+pub(crate) struct Walk<'a> {
+    pub(crate) decls: &'a Decls,
+    pub(crate) report: CrdCelReport,
+    /// The four most expensive contributions (path, cost) of at least 1% of the limit.
+    pub(crate) most_expensive: Vec<(String, u64)>,
+}
+
+const MAX_DEPTH: usize = 1000;
+
+impl Walk<'_> {
+    pub(crate) fn node(&mut self, n: &Node<'_>) {
+        if n.depth > MAX_DEPTH {
+            self.not_judged(&n.path, "schema nested deeper than 1000 levels".into());
+            return;
+        }
+        self.rules(n);
+        if let Some(ap) = n
+            .schema
+            .get("additionalProperties")
+            .filter(|v| v.is_object())
+        {
+            let decl = n.decl.and_then(|d| self.elem(d, false));
+            self.node(&self.child(n, ap, ".additionalProperties", decl, None));
+        }
+        if let Some(props) = n.schema.get("properties").and_then(Value::as_object) {
+            for (name, prop) in props {
+                let decl = n.decl.and_then(|d| self.field(d, name));
+                self.node(&self.child(n, prop, &format!(".properties[{name}]"), decl, None));
+            }
+        }
+        if let Some(items) = n.schema.get("items").filter(|v| v.is_object()) {
+            let map_list = n
+                .schema
+                .get("x-kubernetes-list-type")
+                .and_then(Value::as_str)
+                == Some("map");
+            let unc = if map_list { None } else { Some(n.path.clone()) };
+            let decl = n.decl.and_then(|d| self.elem(d, true));
+            self.node(&self.child(n, items, ".items", decl, unc));
+        }
+    }
+
+    fn child<'s>(
+        &self,
+        n: &Node<'_>,
+        s: &'s Value,
+        suffix: &str,
+        decl: Option<usize>,
+        unc: Option<String>,
+    ) -> Node<'s> {
+        Node {
+            schema: s,
+            path: format!("{}{suffix}", n.path),
+            decl,
+            cardinality: n
+                .cardinality
+                .and_then(|c| max_elements(n.schema).map(|m| guard_mul(c, m))),
+            uncorrelatable: n.uncorrelatable.clone().or(unc),
+            depth: n.depth + 1,
+        }
+    }
+
+    fn elem(&self, d: usize, list: bool) -> Option<usize> {
+        match self.decls.all.get(d).map(|d| &d.kind) {
+            Some(DeclKind::List(e)) if list => Some(*e),
+            Some(DeclKind::Map(e)) if !list => Some(*e),
+            _ => None,
+        }
+    }
+
+    fn field(&self, d: usize, name: &str) -> Option<usize> {
+        match self.decls.all.get(d).map(|d| &d.kind) {
+            Some(DeclKind::Object { fields, .. }) => fields.get(&escape(name)?).copied(),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn not_judged(&mut self, path: &str, reason: String) {
+        self.report.not_judged.push(NotJudged {
+            field_path: path.to_owned(),
+            reason,
+        });
+    }
+
+    fn error(&mut self, field_path: String, kind: ErrorKind, detail: String, detail_exact: bool) {
+        self.report.errors.push(FieldError {
+            field_path,
+            kind,
+            detail,
+            detail_exact,
+        });
+    }
+
+    fn observe(&mut self, path: String, cost: u64) {
+        self.report.total_cost = self.report.total_cost.saturating_add(cost);
+        if cost < CRD_COST_LIMIT / 100 {
+            return;
+        }
+        self.most_expensive.push((path, cost));
+        self.most_expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
+        self.most_expensive.truncate(4);
+    }
+
+    fn rules(&mut self, n: &Node<'_>) {
+        let Some(rules) = n
+            .schema
+            .get("x-kubernetes-validations")
+            .and_then(Value::as_array)
+        else {
+            return;
+        };
+        if rules.is_empty() {
+            return;
+        }
+        let base = format!("{}.x-kubernetes-validations", n.path);
+        if let Some(why) = static_problem(rules) {
+            self.not_judged(&base, why);
+            return;
+        }
+        let Some(decl) = n.decl else {
+            self.not_judged(&base, "no CEL type for this schema node".into());
+            return;
+        };
+        let min_size = self.decls.all.get(decl).map_or(0, |d| d.min_size);
+        let scope_cardinality = u64::try_from(MAX_REQUEST_SIZE_BYTES / (min_size + 1)).unwrap_or(0);
+        let cardinality = n.cardinality.unwrap_or(scope_cardinality);
+        for (i, rule) in rules.iter().enumerate() {
+            self.rule(n, decl, &format!("{base}[{i}]"), rule, cardinality);
+        }
+    }
+
+    fn rule(&mut self, n: &Node<'_>, decl: usize, path: &str, rule: &Value, cardinality: u64) {
+        let src = rule.get("rule").and_then(Value::as_str).unwrap_or("");
+        let optional_old_self = rule.get("optionalOldSelf").and_then(Value::as_bool);
+        let rule_path = format!("{path}.rule");
+        let mut cost = RuleCost {
+            field_path: path.to_owned(),
+            rule: None,
+            message_expression: None,
+        };
+        let compiled = compile(
+            src,
+            self.decls,
+            decl,
+            optional_old_self == Some(true),
+            &Ty::Bool,
+        );
+        let (max_cost, uses_old_self, ok) = match compiled {
+            Compiled::NotJudged(why) => {
+                self.not_judged(&rule_path, why);
+                self.report.rules.push(cost);
+                return;
+            }
+            Compiled::Ok {
+                max_cost,
+                uses_old_self,
+            } => (max_cost, uses_old_self, true),
+            Compiled::Failed { .. } | Compiled::WrongOutput => (0, false, false),
+        };
+        let expression_cost = guard_mul(max_cost, cardinality);
+        cost.rule = Some(expression_cost);
+        if expression_cost > PER_EXPRESSION_COST_LIMIT {
+            let msg = cost_error_message(
+                "estimated rule cost",
+                expression_cost,
+                PER_EXPRESSION_COST_LIMIT,
+            );
+            self.error(rule_path.clone(), ErrorKind::Forbidden, msg, true);
+        }
+        self.observe(rule_path.clone(), expression_cost);
+        match compiled {
+            Compiled::Failed { issues, exact } => {
+                self.error(
+                    rule_path.clone(),
+                    ErrorKind::Invalid,
+                    format!("compilation failed: {issues}"),
+                    exact,
+                );
+            }
+            Compiled::WrongOutput => {
+                self.error(
+                    rule_path.clone(),
+                    ErrorKind::Invalid,
+                    "cel expression must evaluate to a bool".into(),
+                    true,
+                );
+            }
+            _ => {}
+        }
+        if ok
+            && let Some(me) = rule
+                .get("messageExpression")
+                .and_then(Value::as_str)
+                .filter(|m| !m.is_empty())
+        {
+            cost.message_expression =
+                self.message_expression(decl, path, me, optional_old_self == Some(true));
+        }
+        if uses_old_self {
+            if let Some(unc) = &n.uncorrelatable {
+                let msg = format!(
+                    "oldSelf cannot be used on the uncorrelatable portion of the schema within {unc}"
+                );
+                self.error(rule_path, ErrorKind::Invalid, msg, true);
+            }
+        } else if optional_old_self.is_some() {
+            let msg = "may not be set if oldSelf is not used in rule".to_owned();
+            self.error(
+                format!("{path}.optionalOldSelf"),
+                ErrorKind::Invalid,
+                msg,
+                true,
+            );
+        }
+        self.report.rules.push(cost);
+    }
+
+    fn message_expression(
+        &mut self,
+        decl: usize,
+        path: &str,
+        src: &str,
+        optional: bool,
+    ) -> Option<u64> {
+        let me_path = format!("{path}.messageExpression");
+        match compile(src, self.decls, decl, optional, &Ty::String) {
+            Compiled::NotJudged(why) => {
+                self.not_judged(&me_path, why);
+                None
+            }
+            Compiled::Failed { issues, exact } => {
+                let detail = format!("messageExpression compilation failed: {issues}");
+                self.error(me_path, ErrorKind::Invalid, detail, exact);
+                None
+            }
+            Compiled::WrongOutput => {
+                self.error(
+                    me_path,
+                    ErrorKind::Invalid,
+                    "messageExpression must evaluate to a string".into(),
+                    true,
+                );
+                None
+            }
+            Compiled::Ok { max_cost, .. } => {
+                if max_cost > PER_EXPRESSION_COST_LIMIT {
+                    let msg = cost_error_message(
+                        "estimated messageExpression cost",
+                        max_cost,
+                        PER_EXPRESSION_COST_LIMIT,
+                    );
+                    self.error(me_path.clone(), ErrorKind::Forbidden, msg, true);
+                }
+                self.observe(me_path, max_cost);
+                Some(max_cost)
+            }
+        }
+    }
+
+    /// The total's verdict, after the walk.
+    pub(crate) fn total(&mut self, root_path: &str) {
+        if self.report.total_cost <= CRD_COST_LIMIT {
+            return;
+        }
+        if !self.report.not_judged.is_empty() {
+            let why = "the total is over the limit, but the most expensive rules are not known while some are not judged";
+            self.not_judged(root_path, why.into());
+            return;
+        }
+        for (path, _) in std::mem::take(&mut self.most_expensive) {
+            let msg = "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema";
+            self.error(path, ErrorKind::Forbidden, msg.into(), true);
+        }
+        let name = "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema";
+        let msg = cost_error_message(name, self.report.total_cost, CRD_COST_LIMIT);
+        self.error(root_path.to_owned(), ErrorKind::Forbidden, msg, true);
+    }
+}
+
+/// apiextensions' `multiplyWithOverflowGuard`.
+fn guard_mul(base: u64, n: u64) -> u64 {
+    if base == 0 {
+        0
+    } else {
+        base.saturating_mul(n)
+    }
+}
+
+/// `extractMaxElements`: how a node multiplies its children's cardinality (`None`:
+/// unbounded).
+fn max_elements(s: &Value) -> Option<u64> {
+    let bound = |k: &str| {
+        s.get(k)
+            .and_then(Value::as_i64)
+            .map(|v| u64::try_from(v.max(0)).unwrap_or(0))
+    };
+    match s.get("type").and_then(Value::as_str) {
+        Some("object") if s.get("additionalProperties").is_some_and(|a| a.is_object()) => {
+            bound("maxProperties")
+        }
+        Some("array") => bound("maxItems"),
+        _ => Some(1),
+    }
+}
+
+/// A static problem of the rules at one node (the server then skips CEL there).
+fn static_problem(rules: &[Value]) -> Option<String> {
+    for r in rules {
+        let rule = r.get("rule").and_then(Value::as_str).unwrap_or("");
+        let msg = r.get("message").and_then(Value::as_str).unwrap_or("");
+        let me = r
+            .get("messageExpression")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let newline = |s: &str| s.contains(['\n', '\r']);
+        if rule.trim().is_empty()
+            || (!msg.is_empty() && msg.trim().is_empty())
+            || newline(msg.trim())
+            || (newline(rule.trim()) && msg.trim().is_empty())
+            || (!me.is_empty() && me.trim().is_empty())
+        {
+            return Some(
+                "a static x-kubernetes-validations error here makes the server skip CEL".into(),
+            );
+        }
+    }
+    None
+}
