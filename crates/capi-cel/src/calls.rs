@@ -431,38 +431,9 @@ impl Coster<'_> {
                 min: costs[0].min,
                 max: costs[0].add(costs[1]).max,
             }),
-            "conditional" if costs.len() == 3 => {
-                let sz = size(self, &args[1]).union(size(self, &args[2]));
-                let en = self
-                    .entry(&args[1])
-                    .zip(self.entry(&args[2]))
-                    .map(|(a, b)| union_entry(a, b));
-                if let Some(en) = en {
-                    self.entries.insert(e.id, en);
-                }
-                Some(CallEst {
-                    cost: costs[0].add(costs[1].union(costs[2])),
-                    size: Some(sz),
-                })
-            }
+            "conditional" if costs.len() == 3 => Some(self.conditional_cost(e, args, costs)),
             "add_string" | "add_bytes" | "add_list" if args.len() == 2 => {
-                let rs = size(self, &args[0]).add(size(self, &args[1]));
-                let en = self
-                    .entry(&args[0])
-                    .zip(self.entry(&args[1]))
-                    .map(|(a, b)| union_entry(a, b));
-                if let Some(en) = en {
-                    self.entries.insert(e.id, en);
-                }
-                let cost = if id == "add_list" {
-                    Est::fixed(1)
-                } else {
-                    rs.factor(STRING_TRAVERSAL)
-                };
-                Some(CallEst {
-                    cost: cost.add(sum),
-                    size: Some(rs),
-                })
+                Some(self.add_cost(e, id, args, sum))
             }
             "less_string"
             | "greater_string"
@@ -485,6 +456,47 @@ impl Coster<'_> {
                 est(c.factor(STRING_TRAVERSAL).add(sum))
             }
             _ => None,
+        }
+    }
+
+    /// `_?_:_`: the condition plus the costlier branch; sizes and entries of both branches.
+    fn conditional_cost(&mut self, e: &Expr, args: &[Expr], costs: &[Est]) -> CallEst {
+        let sz = self
+            .size_or_unknown(&args[1])
+            .union(self.size_or_unknown(&args[2]));
+        let en = self
+            .entry(&args[1])
+            .zip(self.entry(&args[2]))
+            .map(|(a, b)| union_entry(a, b));
+        if let Some(en) = en {
+            self.entries.insert(e.id, en);
+        }
+        CallEst {
+            cost: costs[0].add(costs[1].union(costs[2])),
+            size: Some(sz),
+        }
+    }
+
+    /// `+` of strings, bytes or lists.
+    fn add_cost(&mut self, e: &Expr, id: &str, args: &[Expr], sum: Est) -> CallEst {
+        let rs = self
+            .size_or_unknown(&args[0])
+            .add(self.size_or_unknown(&args[1]));
+        let en = self
+            .entry(&args[0])
+            .zip(self.entry(&args[1]))
+            .map(|(a, b)| union_entry(a, b));
+        if let Some(en) = en {
+            self.entries.insert(e.id, en);
+        }
+        let cost = if id == "add_list" {
+            Est::fixed(1)
+        } else {
+            rs.factor(STRING_TRAVERSAL)
+        };
+        CallEst {
+            cost: cost.add(sum),
+            size: Some(rs),
         }
     }
 }

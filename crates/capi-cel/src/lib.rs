@@ -64,6 +64,29 @@ pub fn compile_crd_version(schema: &Value) -> CrdCelReport {
 /// schemas `spec.versions[i].schema.openAPIV3Schema`).
 #[must_use]
 pub fn compile_schema(schema: &Value, root_path: &str) -> CrdCelReport {
+    // Parsing, checking and costing recurse over expressions up to the parser's recursion
+    // limit: a thread of its own with a stack sized for that, whatever the caller's stack.
+    let judged = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("capi-cel".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, || judge(schema, root_path))
+            .ok()
+            .and_then(|h| h.join().ok())
+    });
+    judged.unwrap_or_else(|| CrdCelReport {
+        not_judged: vec![NotJudged {
+            field_path: root_path.to_owned(),
+            reason: "the judging thread failed".into(),
+        }],
+        ..CrdCelReport::default()
+    })
+}
+
+/// The judging thread's stack: room for cel-go's recursion limit in unoptimised builds.
+const STACK_BYTES: usize = 256 * 1024 * 1024;
+
+fn judge(schema: &Value, root_path: &str) -> CrdCelReport {
     let mut decls = decl::Decls::default();
     let root = decls.build(schema, true);
     let mut w = walk::Walk {
@@ -78,6 +101,7 @@ pub fn compile_schema(schema: &Value, root_path: &str) -> CrdCelReport {
         cardinality: Some(1),
         uncorrelatable: None,
         depth: 0,
+        defaults: schema.get("default").into_iter().collect(),
     };
     w.node(&node);
     w.total(root_path);

@@ -36,7 +36,18 @@ pub fn unmodelled_regex(e: &Expr) -> Option<String> {
 /// `(?` groups: RE2 compiles these exactly when they are balanced.
 fn plain(s: &str) -> bool {
     let (mut paren, mut bracket, mut esc) = (0i32, false, false);
-    for c in s.chars() {
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        i += 1;
+        if c == '{' && !bracket && !esc {
+            let Some(len) = repeat_len(&chars[i..]) else {
+                return false;
+            };
+            i += len;
+            continue;
+        }
         if esc {
             if !matches!(
                 c,
@@ -82,6 +93,24 @@ fn plain(s: &str) -> bool {
         && paren == 0
         && !s.starts_with(['*', '+', '?'])
         && !nested.iter().any(|n| s.contains(n))
+}
+
+/// The length of a repetition `n}`, `n,}` or `n,m}` (after its `{`) with counts RE2 accepts
+/// (at most 1000, `n <= m`), or `None`.
+fn repeat_len(rest: &[char]) -> Option<usize> {
+    let end = rest.iter().position(|c| *c == '}')?;
+    let body: String = rest[..end].iter().collect();
+    let (lo, hi) = body
+        .split_once(',')
+        .map_or((body.as_str(), Some(body.as_str())), |(a, b)| {
+            (a, (!b.is_empty()).then_some(b))
+        });
+    let lo: u32 = lo.parse().ok()?;
+    let hi: Option<u32> = match hi {
+        Some(h) => Some(h.parse().ok()?),
+        None => None,
+    };
+    (lo <= 1000 && hi.is_none_or(|h| h <= 1000 && lo <= h)).then_some(end + 1)
 }
 
 fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {

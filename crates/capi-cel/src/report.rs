@@ -43,6 +43,10 @@ pub struct FieldError {
     /// `false` when the verdict is certain but the text is not known to be the server's
     /// (syntax errors other than a missing operand at the end, for example).
     pub detail_exact: bool,
+    /// `false` only for a "contributed to estimated rule cost total" error whose rule ties in
+    /// cost with a rule left out of the server's four most expensive: the server picks among
+    /// equal costs in its own (random) map order.
+    pub path_exact: bool,
 }
 
 /// A rule or message expression this crate cannot judge, and why.

@@ -23,13 +23,16 @@ pub(crate) struct Node<'a> {
     pub(crate) cardinality: Option<u64>,
     pub(crate) uncorrelatable: Option<String>,
     pub(crate) depth: usize,
+    /// The parts of ancestors' (and this node's) default values that reach this node: the
+    /// server validates each default against the rules it reaches.
+    pub(crate) defaults: Vec<&'a Value>,
 }
 
 /// The walk's accumulated state.
 pub(crate) struct Walk<'a> {
     pub(crate) decls: &'a Decls,
     pub(crate) report: CrdCelReport,
-    /// The four most expensive contributions (path, cost) of at least 1% of the limit.
+    /// The contributions (path, cost) of at least 1% of the limit, most expensive first.
     pub(crate) most_expensive: Vec<(String, u64)>,
 }
 
@@ -48,34 +51,65 @@ impl Walk<'_> {
             .filter(|v| v.is_object())
         {
             let decl = n.decl.and_then(|d| self.elem(d, false));
-            self.node(&self.child(n, ap, ".additionalProperties", decl, None));
+            let defaults = n
+                .defaults
+                .iter()
+                .filter_map(|v| v.as_object())
+                .flat_map(|o| o.values());
+            self.node(&self.child(
+                n,
+                ap,
+                ".additionalProperties",
+                decl,
+                None,
+                defaults.collect(),
+            ));
         }
         if let Some(props) = n.schema.get("properties").and_then(Value::as_object) {
             for (name, prop) in props {
                 let decl = n.decl.and_then(|d| self.field(d, name));
-                self.node(&self.child(n, prop, &format!(".properties[{name}]"), decl, None));
+                let defaults = n.defaults.iter().filter_map(|v| v.get(name)).collect();
+                self.node(&self.child(
+                    n,
+                    prop,
+                    &format!(".properties[{name}]"),
+                    decl,
+                    None,
+                    defaults,
+                ));
             }
         }
         if let Some(items) = n.schema.get("items").filter(|v| v.is_object()) {
-            let map_list = n
+            let list_type = n
                 .schema
                 .get("x-kubernetes-list-type")
-                .and_then(Value::as_str)
-                == Some("map");
-            let unc = if map_list { None } else { Some(n.path.clone()) };
+                .and_then(Value::as_str);
+            let unc = if list_type == Some("map") {
+                None
+            } else {
+                Some(n.path.clone())
+            };
             let decl = n.decl.and_then(|d| self.elem(d, true));
-            self.node(&self.child(n, items, ".items", decl, unc));
+            let defaults = n
+                .defaults
+                .iter()
+                .filter_map(|v| v.as_array())
+                .flatten()
+                .collect();
+            self.node(&self.child(n, items, ".items", decl, unc, defaults));
         }
     }
 
     fn child<'s>(
         &self,
-        n: &Node<'_>,
+        n: &Node<'s>,
         s: &'s Value,
         suffix: &str,
         decl: Option<usize>,
         unc: Option<String>,
+        mut defaults: Vec<&'s Value>,
     ) -> Node<'s> {
+        defaults.extend(s.get("default"));
         Node {
             schema: s,
             path: format!("{}{suffix}", n.path),
@@ -85,6 +119,7 @@ impl Walk<'_> {
                 .and_then(|c| max_elements(n.schema).map(|m| guard_mul(c, m))),
             uncorrelatable: n.uncorrelatable.clone().or(unc),
             depth: n.depth + 1,
+            defaults,
         }
     }
 
@@ -116,6 +151,7 @@ impl Walk<'_> {
             kind,
             detail,
             detail_exact,
+            path_exact: true,
         });
     }
 
@@ -126,7 +162,6 @@ impl Walk<'_> {
         }
         self.most_expensive.push((path, cost));
         self.most_expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
-        self.most_expensive.truncate(4);
     }
 
     fn rules(&mut self, n: &Node<'_>) {
@@ -149,12 +184,35 @@ impl Walk<'_> {
             self.not_judged(&base, "no CEL type for this schema node".into());
             return;
         };
+        if !n.defaults.is_empty() && !self.defaults_skip_rules(rules, decl) {
+            let why = "a default value reaches these rules: the server evaluates it against them, which is not modelled";
+            self.not_judged(&base, why.into());
+            return;
+        }
         let min_size = self.decls.all.get(decl).map_or(0, |d| d.min_size);
         let scope_cardinality = u64::try_from(MAX_REQUEST_SIZE_BYTES / (min_size + 1)).unwrap_or(0);
         let cardinality = n.cardinality.unwrap_or(scope_cardinality);
         for (i, rule) in rules.iter().enumerate() {
             self.rule(n, decl, &format!("{base}[{i}]"), rule, cardinality);
         }
+    }
+
+    /// Whether the server's validation of default values skips every rule here: each
+    /// compiles and is a transition rule (`oldSelf` without `optionalOldSelf`), which the
+    /// server does not evaluate without an old object.
+    fn defaults_skip_rules(&self, rules: &[Value], decl: usize) -> bool {
+        rules.iter().all(|r| {
+            let src = r.get("rule").and_then(Value::as_str).unwrap_or("");
+            let optional = r.get("optionalOldSelf").and_then(Value::as_bool) == Some(true);
+            !optional
+                && matches!(
+                    compile(src, self.decls, decl, false, &Ty::Bool),
+                    Compiled::Ok {
+                        uses_old_self: true,
+                        ..
+                    }
+                )
+        })
     }
 
     fn rule(&mut self, n: &Node<'_>, decl: usize, path: &str, rule: &Value, cardinality: u64) {
@@ -295,9 +353,19 @@ impl Walk<'_> {
             self.not_judged(root_path, why.into());
             return;
         }
-        for (path, _) in std::mem::take(&mut self.most_expensive) {
+        let all = std::mem::take(&mut self.most_expensive);
+        let cut = all
+            .get(4)
+            .map(|e| e.1)
+            .filter(|c| all.get(3).is_some_and(|e| e.1 == *c));
+        for (path, cost) in all.into_iter().take(4) {
             let msg = "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema";
             self.error(path, ErrorKind::Forbidden, msg.into(), true);
+            if cut == Some(cost)
+                && let Some(e) = self.report.errors.last_mut()
+            {
+                e.path_exact = false;
+            }
         }
         let name = "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema";
         let msg = cost_error_message(name, self.report.total_cost, CRD_COST_LIMIT);
@@ -307,11 +375,7 @@ impl Walk<'_> {
 
 /// apiextensions' `multiplyWithOverflowGuard`.
 fn guard_mul(base: u64, n: u64) -> u64 {
-    if base == 0 {
-        0
-    } else {
-        base.saturating_mul(n)
-    }
+    if base == 0 { 0 } else { base.saturating_mul(n) }
 }
 
 /// `extractMaxElements`: how a node multiplies its children's cardinality (`None`:
