@@ -95,3 +95,25 @@ pub fn compile(
         Err(why) => Compiled::NotJudged(why),
     }
 }
+
+/// The checked expression of a rule that compiles without errors to a bool, for evaluation.
+#[must_use]
+pub fn checked_rule(
+    src: &str,
+    decls: &Decls,
+    root: usize,
+) -> Option<(crate::ast::Expr, crate::check::Checked)> {
+    let chars: Vec<char> = src.chars().collect();
+    let ast = parse(&chars).ok()?;
+    let self_ty = crate::check::decl_ty(decls, root, "selfType0");
+    let scope = Scope {
+        decls,
+        self_ty: self_ty.clone(),
+        old_self_ty: self_ty,
+    };
+    let checked = check(&ast, &scope);
+    let ok = checked.errors.is_empty()
+        && checked.unsupported.is_none()
+        && checked.types.get(&ast.id) == Some(&Ty::Bool);
+    ok.then_some((ast, checked))
+}

@@ -35,6 +35,7 @@ mod cost;
 mod decl;
 mod env;
 mod est;
+mod eval;
 mod lex;
 mod parse;
 mod regex_lits;

@@ -204,8 +204,11 @@ impl Parser {
             };
             let Some(func) = op else { break };
             let pos = self.bump().pos;
-            // Each operator nests the tree one level deeper: counted like recursion.
-            self.enter()?;
+            // Each operator nests the tree one level deeper: counted like recursion, except
+            // `&&` and `||`, which cel-go's grammar loops over and balances.
+            if level >= 2 {
+                self.enter()?;
+            }
             let rhs = self.binary(level + 1)?;
             lhs = self.call(pos, func, vec![lhs, rhs]);
         }

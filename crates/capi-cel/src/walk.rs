@@ -184,8 +184,8 @@ impl Walk<'_> {
             self.not_judged(&base, "no CEL type for this schema node".into());
             return;
         };
-        if !n.defaults.is_empty() && !self.defaults_skip_rules(rules, decl) {
-            let why = "a default value reaches these rules: the server evaluates it against them, which is not modelled";
+        if !n.defaults.is_empty() && !self.defaults_hold(rules, decl, &n.defaults) {
+            let why = "a default value reaching these rules was not evaluated to true here (the server validates defaults against their rules)";
             self.not_judged(&base, why.into());
             return;
         }
@@ -197,21 +197,20 @@ impl Walk<'_> {
         }
     }
 
-    /// Whether the server's validation of default values skips every rule here: each
-    /// compiles and is a transition rule (`oldSelf` without `optionalOldSelf`), which the
-    /// server does not evaluate without an old object.
-    fn defaults_skip_rules(&self, rules: &[Value], decl: usize) -> bool {
+    /// Whether every default value reaching this node satisfies every rule here, as the
+    /// server checks when it validates defaults (with `oldSelf` the default itself).
+    fn defaults_hold(&self, rules: &[Value], decl: usize, defaults: &[&Value]) -> bool {
         rules.iter().all(|r| {
             let src = r.get("rule").and_then(Value::as_str).unwrap_or("");
-            let optional = r.get("optionalOldSelf").and_then(Value::as_bool) == Some(true);
-            !optional
-                && matches!(
-                    compile(src, self.decls, decl, false, &Ty::Bool),
-                    Compiled::Ok {
-                        uses_old_self: true,
-                        ..
-                    }
-                )
+            if r.get("optionalOldSelf").and_then(Value::as_bool) == Some(true) {
+                return false;
+            }
+            let Some((ast, checked)) = crate::compile::checked_rule(src, self.decls, decl) else {
+                return false;
+            };
+            defaults
+                .iter()
+                .all(|d| crate::eval::holds(&ast, &checked, d) == Some(true))
         })
     }
 

@@ -82,6 +82,7 @@ fn cel_mutants_agree_with_upstream() {
     assert!(valid.len() >= 10, "only {} valid bases", valid.len());
     let record = std::env::var_os("CAPI_CEL_DISAGREEMENTS");
     let counts = Counts::default();
+    let reasons = std::sync::Mutex::new(std::collections::BTreeMap::<String, usize>::new());
     let per_family: Vec<AtomicUsize> = FAMILIES.iter().map(|_| AtomicUsize::new(0)).collect();
     let cases = capi_test_support::proptest_cases(600);
     let mut runner = TestRunner::new(Config {
@@ -101,8 +102,10 @@ fn cel_mutants_agree_with_upstream() {
             return Ok(());
         }
         match ours(&m.schema) {
-            Err(_) => {
+            Err(why) => {
                 counts.not_judged.fetch_add(1, Ordering::Relaxed);
+                let reason = why.split(": ").skip(1).collect::<Vec<_>>().join(": ");
+                *reasons.lock().expect("reasons").entry(reason).or_default() += 1;
             }
             Ok(o) if agrees(&o, &theirs) => {
                 counts.agree.fetch_add(1, Ordering::Relaxed);
@@ -134,6 +137,9 @@ fn cel_mutants_agree_with_upstream() {
     );
     for (f, c) in FAMILIES.iter().zip(&per_family) {
         eprintln!("  {f}: {}", n(c));
+    }
+    for (why, count) in reasons.lock().expect("reasons").iter() {
+        eprintln!("  not judged {count}x: {why}");
     }
     if let Err(e) = result {
         panic!("{e}");

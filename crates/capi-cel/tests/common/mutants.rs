@@ -379,6 +379,9 @@ pub fn rules_for(
             json!({"rule": rng.pick(&[
                 format!("{sref} == oldSelf.{s}"), "self == oldSelf".to_owned(), format!("{sref}.size() > 0"),
                 format!("{sref}.noSuch() == oldSelf.{s}"), "oldSelf.hasValue()".to_owned(),
+                format!("{sref} != 'abc'"), format!("{sref}.startsWith('a') && {sref}.size() < 10"),
+                format!("oldSelf.{s} != {sref}"), format!("{sref} in ['abc', 'def']"), format!("{sref}.upperAscii() == 'ABC'"),
+                format!("!has(self.{s}) || {sref}.endsWith('c')"), format!("{sref}.matches('^a')"),
             ]).clone()})
         }
         "total-cost" => json!({"rule": guard(rng.pick(&[
