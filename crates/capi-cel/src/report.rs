@@ -44,8 +44,8 @@ pub struct FieldError {
     /// (syntax errors other than a missing operand at the end, for example).
     pub detail_exact: bool,
     /// `false` only for a "contributed to estimated rule cost total" error whose rule ties in
-    /// cost with a rule left out of the server's four most expensive: the server picks among
-    /// equal costs in its own (random) map order.
+    /// cost with a rule of another schema node left out of the server's four most expensive:
+    /// the server picks among those in Go's (random) map order.
     pub path_exact: bool,
 }
 

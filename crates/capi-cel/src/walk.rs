@@ -353,14 +353,23 @@ impl Walk<'_> {
             return;
         }
         let all = std::mem::take(&mut self.most_expensive);
+        // Ties at the cut: the server keeps the first observed, in index order within one
+        // node but in Go's random map order across nodes.
         let cut = all
             .get(4)
             .map(|e| e.1)
             .filter(|c| all.get(3).is_some_and(|e| e.1 == *c));
-        for (path, cost) in all.into_iter().take(4) {
+        let tied_nodes: std::collections::BTreeSet<&str> = all
+            .iter()
+            .filter(|e| Some(e.1) == cut)
+            .map(|e| node_of(&e.0))
+            .collect();
+        let random = tied_nodes.len() > 1;
+        for (path, cost) in all.iter().take(4) {
             let msg = "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema";
-            self.error(path, ErrorKind::Forbidden, msg.into(), true);
-            if cut == Some(cost)
+            self.error(path.clone(), ErrorKind::Forbidden, msg.into(), true);
+            if random
+                && cut == Some(*cost)
                 && let Some(e) = self.report.errors.last_mut()
             {
                 e.path_exact = false;
@@ -370,6 +379,12 @@ impl Walk<'_> {
         let msg = cost_error_message(name, self.report.total_cost, CRD_COST_LIMIT);
         self.error(root_path.to_owned(), ErrorKind::Forbidden, msg, true);
     }
+}
+
+/// The schema node of a rule or message expression path.
+fn node_of(path: &str) -> &str {
+    path.rfind(".x-kubernetes-validations[")
+        .map_or(path, |i| &path[..i])
 }
 
 /// apiextensions' `multiplyWithOverflowGuard`.
