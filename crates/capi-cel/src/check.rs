@@ -131,7 +131,7 @@ impl Checker<'_, '_> {
                 range,
                 var,
                 args,
-            } => self.comprehension(*kind, range, var, args),
+            } => self.comprehension(*kind, range, var, args, e.pos),
         };
         self.out.types.insert(e.id, t.clone());
         t
@@ -168,16 +168,8 @@ impl Checker<'_, '_> {
         };
         let ft = match &ot {
             Ty::Object(idx, name) => match self.scope.decls.all.get(*idx).map(|d| &d.kind) {
-                Some(DeclKind::Object {
-                    fields,
-                    unmodelled_names,
-                }) => match fields.get(field) {
-                    Some(f) => {
-                        crate::check::decl_ty(self.scope.decls, *f, &format!("{name}.{field}"))
-                    }
-                    None if *unmodelled_names => {
-                        self.unsupported("a property name needing CEL escaping")
-                    }
+                Some(DeclKind::Object { fields }) => match fields.get(field) {
+                    Some(f) => decl_ty(self.scope.decls, *f, &format!("{name}.{field}")),
                     None => self.err(pos, format!("undefined field '{field}'"), true),
                 },
                 _ => Ty::Dyn,
@@ -238,7 +230,49 @@ impl Checker<'_, '_> {
         )
     }
 
-    fn comprehension(&mut self, kind: MacroKind, range: &Expr, var: &str, args: &[Expr]) -> Ty {
+    /// A predicate that is not a bool, as cel-go reports it in the macro's expansion: a type
+    /// mismatch of `&&`/`||` at the predicate, or no `_?_:_` overload at the macro call.
+    fn predicate_error(
+        &mut self,
+        kind: MacroKind,
+        p: &Expr,
+        t: &Ty,
+        pos: usize,
+        var: &Ty,
+        f: Option<&Ty>,
+    ) {
+        let list = |e: &Ty| Ty::List(Box::new(e.clone())).show();
+        let msg = match kind {
+            MacroKind::All | MacroKind::Exists => {
+                self.err(
+                    p.pos,
+                    format!("expected type 'bool' but found '{}'", t.show()),
+                    true,
+                );
+                return;
+            }
+            MacroKind::ExistsOne => format!("({}, int, int)", t.show()),
+            MacroKind::Filter => format!("({}, {}, {})", t.show(), list(var), list(var)),
+            MacroKind::Map => {
+                let f = f.cloned().unwrap_or(Ty::Dyn);
+                format!("({}, {}, {})", t.show(), list(&f), list(&f))
+            }
+        };
+        self.err(
+            pos,
+            format!("found no matching overload for '_?_:_' applied to '{msg}'"),
+            true,
+        );
+    }
+
+    fn comprehension(
+        &mut self,
+        kind: MacroKind,
+        range: &Expr,
+        var: &str,
+        args: &[Expr],
+        pos: usize,
+    ) -> Ty {
         let rt = self.expr(range);
         let vt = match &rt {
             Ty::List(e) => (**e).clone(),
@@ -264,12 +298,7 @@ impl Checker<'_, '_> {
             && !t.is_dyn_or_error()
             && *t != Ty::Bool
         {
-            let exact = matches!(kind, MacroKind::All | MacroKind::Exists);
-            self.err(
-                p.pos,
-                format!("expected type 'bool' but found '{}'", t.show()),
-                exact,
-            );
+            self.predicate_error(kind, p, t, pos, &vt, types.last());
         }
         match kind {
             MacroKind::All | MacroKind::Exists | MacroKind::ExistsOne => Ty::Bool,

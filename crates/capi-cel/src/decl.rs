@@ -21,13 +21,10 @@ pub enum DeclKind {
     List(usize),
     /// A map from string to the element decl.
     Map(usize),
-    /// An object: its fields by (escaped) name; `unmodelled_names` when a property name
-    /// needed CEL escaping this crate does not model.
+    /// An object: its fields by escaped name (properties CEL cannot name are left out).
     Object {
         /// Fields.
         fields: BTreeMap<String, usize>,
-        /// A property name was left out.
-        unmodelled_names: bool,
     },
 }
 
@@ -73,18 +70,37 @@ const RESERVED: [&str; 21] = [
     "while",
 ];
 
-/// A property name as CEL sees it: itself, `__name__` for reserved words, `None` when the
-/// name needs escaping not modelled here.
+/// A property name as CEL sees it (apiserver's `Escape`): itself, `__name__` for reserved
+/// words, `__` `.` `-` `/` spelled `__underscores__` `__dot__` `__dash__` `__slash__`;
+/// `None` (the property is invisible to CEL) when it starts with a digit or holds any other
+/// character.
 #[must_use]
 pub fn escape(name: &str) -> Option<String> {
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
     if RESERVED.contains(&name) {
         return Some(format!("__{name}__"));
     }
-    let plain = !name.is_empty()
-        && !name.contains("__")
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !name.starts_with(|c: char| c.is_ascii_digit());
-    plain.then(|| name.to_owned())
+    let mut out = String::new();
+    let mut rest = name;
+    while let Some(c) = rest.chars().next() {
+        let (text, len) = match c {
+            '_' if rest.starts_with("__") => ("__underscores__", 2),
+            '.' => ("__dot__", 1),
+            '-' => ("__dash__", 1),
+            '/' => ("__slash__", 1),
+            c if c.is_ascii_alphanumeric() || c == '_' => {
+                out.push(c);
+                rest = &rest[1..];
+                continue;
+            }
+            _ => return None,
+        };
+        out.push_str(text);
+        rest = &rest[len..];
+    }
+    Some(out)
 }
 
 impl Decls {
@@ -161,27 +177,21 @@ impl Decls {
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        let (mut fields, mut unmodelled, mut min) = (BTreeMap::new(), false, 2i64);
+        let (mut fields, mut min) = (BTreeMap::new(), 2i64);
         if let Some(props) = s.get("properties").and_then(Value::as_object) {
             for (name, prop) in props {
                 let Some(d) = self.build(prop, embedded(prop)) else {
                     continue;
                 };
-                match escape(name) {
-                    Some(e) => {
-                        fields.insert(e, d);
-                    }
-                    None => unmodelled = true,
+                if let Some(e) = escape(name) {
+                    fields.insert(e, d);
                 }
                 if required.contains(&name.as_str()) && prop.get("default").is_none() {
                     min += name.len() as i64 + self.all[d].min_size + 4;
                 }
             }
         }
-        let kind = DeclKind::Object {
-            fields,
-            unmodelled_names: unmodelled,
-        };
+        let kind = DeclKind::Object { fields };
         Some(self.push(Decl {
             kind,
             max_elements: 0,

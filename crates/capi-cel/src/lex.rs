@@ -35,6 +35,9 @@ pub struct Token {
 pub struct LexError {
     /// The offset.
     pub pos: usize,
+    /// cel-go refuses the input for certain (an unknown character, an unterminated string);
+    /// otherwise the input is outside what is modelled (an escape or a number literal).
+    pub certain: bool,
 }
 
 const PUNCTS: [&str; 26] = [
@@ -81,7 +84,10 @@ pub fn lex(src: &[char]) -> Result<Vec<Token>, LexError> {
                         .enumerate()
                         .all(|(k, pc)| src.get(i + k) == Some(&pc))
                 })
-                .ok_or(LexError { pos: i })?;
+                .ok_or(LexError {
+                    pos: i,
+                    certain: true,
+                })?;
             i += p.chars().count();
             Tok::Punct(p)
         };
@@ -96,7 +102,10 @@ pub fn lex(src: &[char]) -> Result<Vec<Token>, LexError> {
 
 fn number(src: &[char], i: &mut usize) -> Result<Tok, LexError> {
     let start = *i;
-    let err = LexError { pos: start };
+    let err = LexError {
+        pos: start,
+        certain: false,
+    };
     if src[*i] == '0' && matches!(src.get(*i + 1), Some('x' | 'X')) {
         *i += 2;
         let ds = *i;
@@ -186,7 +195,10 @@ fn string_like(src: &[char], i: &mut usize) -> Result<Option<Tok>, LexError> {
     let triple = src.get(j + 1) == Some(&q) && src.get(j + 2) == Some(&q);
     j += if triple { 3 } else { 1 };
     let mut text = String::new();
-    let err = LexError { pos: start };
+    let err = LexError {
+        pos: start,
+        certain: true,
+    };
     loop {
         let Some(&c) = src.get(j) else {
             return Err(err);
@@ -204,7 +216,10 @@ fn string_like(src: &[char], i: &mut usize) -> Result<Option<Tok>, LexError> {
         }
         if c == '\\' && !raw {
             j += 1;
-            text.push(escape(src, &mut j).ok_or(LexError { pos: start })?);
+            text.push(escape(src, &mut j).ok_or(LexError {
+                pos: start,
+                certain: false,
+            })?);
             continue;
         }
         text.push(c);
@@ -235,6 +250,23 @@ fn escape(src: &[char], j: &mut usize) -> Option<char> {
         'b' => '\u{8}',
         'f' => '\u{c}',
         'v' => '\u{b}',
+        'x' | 'X' => hex(src, j, 2)?,
+        'u' => hex(src, j, 4)?,
+        'U' => hex(src, j, 8)?,
+        '0'..='3' => {
+            let digits: String = std::iter::once(c)
+                .chain(src.get(*j..*j + 2)?.iter().copied())
+                .collect();
+            *j += 2;
+            char::from_u32(u32::from_str_radix(&digits, 8).ok()?)?
+        }
         _ => return None,
     })
+}
+
+/// `n` hex digits at `j` as a character.
+fn hex(src: &[char], j: &mut usize, n: usize) -> Option<char> {
+    let digits: String = src.get(*j..*j + n)?.iter().collect();
+    *j += n;
+    char::from_u32(u32::from_str_radix(&digits, 16).ok()?)
 }

@@ -47,10 +47,18 @@ const RESERVED: [&str; 17] = [
 
 /// Parses `src` (as code points).
 pub fn parse(src: &[char]) -> Result<Expr, ParseFail> {
-    let toks = lex(src).map_err(|e| ParseFail::Syntax {
-        pos: e.pos,
-        msg: "Syntax error: token recognition error".to_owned(),
-        exact: false,
+    let toks = lex(src).map_err(|e| {
+        if e.certain {
+            ParseFail::Syntax {
+                pos: e.pos,
+                msg: "Syntax error: token recognition error".to_owned(),
+                exact: false,
+            }
+        } else {
+            ParseFail::Unsupported(
+                "an escape or number literal outside the modelled lexer".to_owned(),
+            )
+        }
     })?;
     let mut p = Parser {
         toks,
