@@ -80,12 +80,23 @@ pub fn compile(
     if let Some(why) = checked.unsupported {
         return Compiled::NotJudged(why);
     }
+    match crate::regex_lits::regex_literals(&ast) {
+        crate::regex_lits::Regexes::Valid => {}
+        crate::regex_lits::Regexes::NotJudged(why) => return Compiled::NotJudged(why),
+        crate::regex_lits::Regexes::InvalidMatches(at) => {
+            let errs: Vec<(usize, String)> = at
+                .into_iter()
+                .map(|p| (p, "invalid matches argument".to_owned()))
+                .collect();
+            return Compiled::Failed {
+                issues: display_issues(&chars, &errs),
+                exact: true,
+            };
+        }
+    }
     let out = checked.types.get(&ast.id).cloned().unwrap_or(Ty::Dyn);
     if out != *want {
         return Compiled::WrongOutput;
-    }
-    if let Some(why) = crate::regex_lits::unmodelled_regex(&ast) {
-        return Compiled::NotJudged(why);
     }
     match crate::cost::estimate(&ast, decls, root, &checked) {
         Ok(max_cost) => Compiled::Ok {

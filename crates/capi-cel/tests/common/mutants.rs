@@ -432,6 +432,10 @@ fn library_rule(
             format!("matches({sref}, '^a+$')"), format!("{sref}.find('[0-9]+') != ''"),
             format!("{sref}.findAll('a').size() < 3"), format!("{sref}.matches('^[0-9]{{12}}$')"),
             format!("{sref}.matches('(?i)abc')"), format!("{sref}.matches('a**')"),
+            format!("{sref}.matches('[z-a]')"), format!("{sref}.matches('(?P<n>a+)b')"), format!("{sref}.matches('a{{2,1}}')"),
+            format!("{sref}.matches('[[:alpha:]]+')"), format!("{sref}.matches('x{{1001}}')"), format!("{sref}.matches('(?=a)')"),
+            format!("matches({sref}, '[')"), format!("{sref}.find('(a') == ''"), format!("{sref}.matches('^[a-z0-9.-]+$')"),
+            format!("{sref}.matches('a|*')"), format!("{sref}.matches('(?is:a.b)')"), format!("{sref}.matches('\\\\d+')"),
         ]).clone())}),
         "url" => json!({"rule": guard(rng.pick(&[
             format!("isURL({sref})"), format!("isURL({sref}) && url({sref}).getHost() != ''"),
