@@ -46,6 +46,12 @@ pub fn compile(
     let ast = match parse(&chars) {
         Ok(a) => a,
         Err(ParseFail::Unsupported(why)) => return Compiled::NotJudged(why),
+        Err(ParseFail::Recursion(msg)) => {
+            return Compiled::Failed {
+                issues: format!("ERROR: <input>:-1:0: {msg}"),
+                exact: true,
+            };
+        }
         Err(ParseFail::Syntax { pos, msg, exact }) => {
             return Compiled::Failed {
                 issues: display_issues(&chars, &[(pos, msg)]),

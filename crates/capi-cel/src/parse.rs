@@ -21,6 +21,23 @@ pub enum ParseFail {
     },
     /// Valid CEL this crate does not model (structs, optional syntax, two-variable macros).
     Unsupported(String),
+    /// cel-go's recursion limits, reported without a position: the parser's per-rule depth
+    /// (`expression recursion limit exceeded: 250`) or its visitor's nesting of operators,
+    /// selections, calls and indexes (`max recursion depth exceeded`).
+    Recursion(String),
+}
+
+/// The grammar rules whose nesting cel-go's parse listener counts, one counter each.
+#[derive(Clone, Copy)]
+enum Rule {
+    Expr,
+    Or,
+    And,
+    Relation,
+    Calc,
+    Unary,
+    Member,
+    Primary,
 }
 
 const EXPECTING_PRIMARY: &str = "Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
@@ -64,20 +81,82 @@ pub fn parse(src: &[char]) -> Result<Expr, ParseFail> {
         toks,
         at: 0,
         next_id: 0,
-        depth: 0,
+        counters: [0; 8],
     };
     let e = p.expr()?;
     if p.peek() != &Tok::Eof {
         return Err(p.syntax_here());
     }
+    if visitor_depth(&e) > MAX_RECURSION_DEPTH {
+        return Err(ParseFail::Recursion(
+            "max recursion depth exceeded".to_owned(),
+        ));
+    }
     Ok(e)
+}
+
+/// The deepest nesting of the nodes cel-go's parse visitor counts: conditionals, relation
+/// and arithmetic operators, selections, member calls and indexes (`&&`, `||`, `!`, `-`,
+/// global calls and literals are not counted). Iterative: the tree may be deep.
+fn visitor_depth(root: &Expr) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(root, 0usize)];
+    while let Some((e, d)) = stack.pop() {
+        let counted = match &e.kind {
+            ExprKind::Select { .. } | ExprKind::Macro { .. } => true,
+            ExprKind::Call { target, func, .. } => {
+                target.is_some()
+                    || matches!(
+                        func.as_str(),
+                        "_?_:_"
+                            | "_==_"
+                            | "_!=_"
+                            | "_<_"
+                            | "_<=_"
+                            | "_>_"
+                            | "_>=_"
+                            | "@in"
+                            | "_+_"
+                            | "_-_"
+                            | "_*_"
+                            | "_/_"
+                            | "_%_"
+                            | "_[_]"
+                    )
+            }
+            _ => false,
+        };
+        let d = d + usize::from(counted);
+        max = max.max(d);
+        match &e.kind {
+            ExprKind::Select { operand, .. } => stack.push((operand, d)),
+            ExprKind::Call { target, args, .. } => {
+                stack.extend(target.iter().map(|t| (&**t, d)));
+                stack.extend(args.iter().map(|a| (a, d)));
+            }
+            ExprKind::List(items) => stack.extend(items.iter().map(|a| (a, d))),
+            ExprKind::Map(entries) => {
+                for (k, v) in entries {
+                    stack.push((k, d));
+                    stack.push((v, d));
+                }
+            }
+            ExprKind::Macro { range, args, .. } => {
+                stack.push((range, d));
+                stack.extend(args.iter().map(|a| (a, d)));
+            }
+            ExprKind::Lit(_) | ExprKind::Ident(_) => {}
+        }
+    }
+    max
 }
 
 struct Parser {
     toks: Vec<Token>,
     at: usize,
     next_id: usize,
-    depth: usize,
+    /// Depth per grammar rule, as cel-go's `recursionListener` counts it.
+    counters: [usize; 8],
 }
 
 impl Parser {
@@ -157,18 +236,23 @@ impl Parser {
             Err(self.syntax_here())
         }
     }
-    fn enter(&mut self) -> Result<(), ParseFail> {
-        self.depth += 1;
-        if self.depth > MAX_RECURSION_DEPTH {
-            return Err(ParseFail::Unsupported(format!(
-                "nesting deeper than the parser recursion limit {MAX_RECURSION_DEPTH}"
+    fn enter(&mut self, rule: Rule) -> Result<(), ParseFail> {
+        let c = &mut self.counters[rule as usize];
+        *c += 1;
+        if *c > MAX_RECURSION_DEPTH {
+            return Err(ParseFail::Recursion(format!(
+                "expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"
             )));
         }
         Ok(())
     }
+    fn leave(&mut self, rule: Rule) {
+        let c = &mut self.counters[rule as usize];
+        *c = c.saturating_sub(1);
+    }
 
     fn expr(&mut self) -> Result<Expr, ParseFail> {
-        self.enter()?;
+        self.enter(Rule::Expr)?;
         let cond = self.binary(0)?;
         let out = if self.is("?") {
             let pos = self.bump().pos;
@@ -179,7 +263,7 @@ impl Parser {
         } else {
             cond
         };
-        self.depth -= 1;
+        self.leave(Rule::Expr);
         Ok(out)
     }
 
@@ -202,8 +286,21 @@ impl Parser {
         let Some(ops) = LEVELS.get(level) else {
             return self.unary();
         };
-        let mut lhs = self.binary(level + 1)?;
-        let depth = self.depth;
+        // ANTLR invokes conditionalOr, conditionalAnd, relation and calc (the additive
+        // level; the multiplicative one is the same rule) once, and the right operand of a
+        // relation or calc operator as a new invocation of the rule.
+        let rule = [
+            Some(Rule::Or),
+            Some(Rule::And),
+            Some(Rule::Relation),
+            Some(Rule::Calc),
+            None,
+        ][level];
+        if let Some(r) = rule {
+            self.enter(r)?;
+        }
+        let mut terms = vec![self.binary(level + 1)?];
+        let mut op_pos = Vec::new();
         loop {
             let op = if level == 2 && matches!(self.peek(), Tok::Ident(s) if s == "in") {
                 Some("@in")
@@ -212,19 +309,78 @@ impl Parser {
             };
             let Some(func) = op else { break };
             let pos = self.bump().pos;
-            // Each operator nests the tree one level deeper: counted like recursion, except
-            // `&&` and `||`, which cel-go's grammar loops over and balances.
-            if level >= 2 {
-                self.enter()?;
+            let nested = [
+                None,
+                None,
+                Some(Rule::Relation),
+                Some(Rule::Calc),
+                Some(Rule::Calc),
+            ][level];
+            if let Some(r) = nested {
+                self.enter(r)?;
             }
             let rhs = self.binary(level + 1)?;
-            lhs = self.call(pos, func, vec![lhs, rhs]);
+            if let Some(r) = nested {
+                self.leave(r);
+            }
+            if level < 2 {
+                terms.push(rhs);
+                op_pos.push(pos);
+            } else {
+                let lhs = terms.pop().unwrap_or_else(|| self.placeholder());
+                terms.push(self.call(pos, func, vec![lhs, rhs]));
+            }
         }
-        self.depth = depth;
-        Ok(lhs)
+        if let Some(r) = rule {
+            self.leave(r);
+        }
+        let func = if level == 0 { "_||_" } else { "_&&_" };
+        Ok(self.balance(terms, &op_pos, func))
+    }
+
+    /// cel-go's balancer: `a && b && c && d` as a balanced tree.
+    fn balance(&mut self, mut terms: Vec<Expr>, ops: &[usize], func: &str) -> Expr {
+        if terms.len() == 1 || ops.is_empty() {
+            return terms.pop().unwrap_or_else(|| self.placeholder());
+        }
+        let mut slots: Vec<Option<Expr>> = terms.into_iter().map(Some).collect();
+        self.balanced(&mut slots, ops, 0, ops.len() - 1, func)
+    }
+
+    fn balanced(
+        &mut self,
+        terms: &mut [Option<Expr>],
+        ops: &[usize],
+        lo: usize,
+        hi: usize,
+        func: &str,
+    ) -> Expr {
+        let mid = (lo + hi).div_ceil(2);
+        let left = if mid == lo {
+            terms[mid].take()
+        } else {
+            Some(self.balanced(terms, ops, lo, mid - 1, func))
+        };
+        let right = if mid == hi {
+            terms[mid + 1].take()
+        } else {
+            Some(self.balanced(terms, ops, mid + 1, hi, func))
+        };
+        let (l, r) = (
+            left.unwrap_or_else(|| self.placeholder()),
+            right.unwrap_or_else(|| self.placeholder()),
+        );
+        self.call(ops[mid], func, vec![l, r])
     }
 
     fn unary(&mut self) -> Result<Expr, ParseFail> {
+        self.enter(Rule::Unary)?;
+        let out = self.unary_inner();
+        self.leave(Rule::Unary);
+        out
+    }
+
+    fn unary_inner(&mut self) -> Result<Expr, ParseFail> {
         let mut ops = Vec::new();
         while self.is("!") || self.is("-") {
             ops.push(self.bump());
@@ -254,7 +410,10 @@ impl Parser {
                 _ => Lit::Null,
             };
             let e = self.node(pos, ExprKind::Lit(lit));
-            self.member_tail(e)?
+            self.enter(Rule::Member)?;
+            let e = self.member_tail(e)?;
+            self.leave(Rule::Member);
+            e
         } else {
             self.member()?
         };
@@ -270,20 +429,21 @@ impl Parser {
     }
 
     fn member(&mut self) -> Result<Expr, ParseFail> {
+        self.enter(Rule::Member)?;
+        self.enter(Rule::Primary)?;
         let e = self.primary()?;
-        self.member_tail(e)
+        self.leave(Rule::Primary);
+        let out = self.member_tail(e);
+        self.leave(Rule::Member);
+        out
     }
 
     fn member_tail(&mut self, mut e: Expr) -> Result<Expr, ParseFail> {
-        let depth = self.depth;
-        let out = self.member_chain(&mut e);
-        self.depth = depth;
-        out.map(|()| e)
+        self.member_chain(&mut e).map(|()| e)
     }
 
     fn member_chain(&mut self, e: &mut Expr) -> Result<(), ParseFail> {
         loop {
-            self.enter()?;
             if self.is(".?") || self.is("[?") {
                 return Err(ParseFail::Unsupported(
                     "optional field or index syntax".into(),
@@ -313,9 +473,7 @@ impl Parser {
                 }
             } else if self.is("[") {
                 let open = self.bump().pos;
-                self.enter()?;
                 let idx = self.expr()?;
-                self.depth -= 1;
                 self.expect("]")?;
                 let t = std::mem::replace(e, self.placeholder());
                 *e = self.call(open, "_[_]", vec![t, idx]);
@@ -419,16 +577,12 @@ impl Parser {
             Tok::Bytes(b) => Lit::Bytes(b),
             Tok::Ident(name) => return self.ident(name, t.pos),
             Tok::Punct("(") => {
-                self.enter()?;
                 let e = self.expr()?;
-                self.depth -= 1;
                 self.expect(")")?;
                 return Ok(e);
             }
             Tok::Punct("[") => {
-                self.enter()?;
                 let items = self.args("]")?;
-                self.depth -= 1;
                 return Ok(self.node(t.pos, ExprKind::List(items)));
             }
             Tok::Punct("{") => return self.map(t.pos),
@@ -444,7 +598,6 @@ impl Parser {
     }
 
     fn map(&mut self, pos: usize) -> Result<Expr, ParseFail> {
-        self.enter()?;
         let mut entries = Vec::new();
         while !self.is("}") {
             let k = self.expr()?;
@@ -458,7 +611,6 @@ impl Parser {
             }
         }
         self.bump();
-        self.depth -= 1;
         Ok(self.node(pos, ExprKind::Map(entries)))
     }
 

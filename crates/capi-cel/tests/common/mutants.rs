@@ -360,10 +360,13 @@ pub fn rules_for(
         }
         "nesting" => {
             let depth = *rng.pick(&[5usize, 50, 100, 120, 200, 240, 249, 250, 251, 300]);
-            let e = if rng.below(2) == 0 {
-                format!("{}{sref} != ''{}", "(".repeat(depth), ")".repeat(depth))
-            } else {
-                vec![format!("{sref} != ''"); depth].join(" && ")
+            let e = match rng.below(6) {
+                0 => format!("{}{sref} != ''{}", "(".repeat(depth), ")".repeat(depth)),
+                1 => vec![format!("{sref} != ''"); depth].join(" && "),
+                2 => format!("{}1{} != []", "[".repeat(depth), "]".repeat(depth)),
+                3 => format!("{} > 0", vec![format!("size({sref})"); depth].join(" + ")),
+                4 => format!("{sref}{} != ''", ".lowerAscii()".repeat(depth)),
+                _ => format!("{}false", "true ? true : ".repeat(depth)),
             };
             json!({"rule": e})
         }
