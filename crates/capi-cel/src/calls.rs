@@ -283,6 +283,8 @@ impl Coster<'_> {
                     est(Est::fixed(1))
                 }
                 "kubernetes.NamedFormat" => est(Est { min: 1, max: 64 }.factor(STRING_TRAVERSAL)),
+                // Durations and timestamps are not the library's: cel-go's own estimate.
+                "google.protobuf.Duration" | "google.protobuf.Timestamp" => None,
                 _ => Some(CallEst {
                     cost: self.not_modelled(format!("the cost of `==` on {n}")),
                     size: None,

@@ -351,7 +351,7 @@ impl Checker<'_, '_> {
             );
             return Ty::Bool;
         }
-        if matches!(func, "duration" | "timestamp" | "type") {
+        if func == "type" {
             return self.unsupported(format!("function `{func}`"));
         }
         let Some(decl) = functions().get(func) else {

@@ -90,10 +90,8 @@ pub fn compile(
         crate::regex_lits::Regexes::Valid => {}
         crate::regex_lits::Regexes::NotJudged(why) => return Compiled::NotJudged(why),
         crate::regex_lits::Regexes::InvalidMatches(at) => {
-            let errs: Vec<(usize, String)> = at
-                .into_iter()
-                .map(|p| (p, "invalid matches argument".to_owned()))
-                .collect();
+            let errs: Vec<(usize, String)> =
+                at.into_iter().map(|(p, msg)| (p, msg.to_owned())).collect();
             return Compiled::Failed {
                 issues: display_issues(&chars, &errs),
                 exact: true,

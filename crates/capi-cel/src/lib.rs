@@ -40,6 +40,7 @@ mod lex;
 mod parse;
 mod regex_lits;
 mod report;
+mod time_lits;
 mod types;
 mod walk;
 

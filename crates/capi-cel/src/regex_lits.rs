@@ -1,7 +1,8 @@
-//! Regular-expression literals: the server's environment validates the pattern of a
-//! receiver-style `matches` when compiling (`ValidateRegexLiterals`: "invalid matches
-//! argument" at the literal), and compiles the others when building the program. Literals
-//! are classified in RE2's syntax: certainly valid, certainly invalid, or not modelled.
+//! Literals the server's environment validates when compiling (`ValidateRegexLiterals`,
+//! `ValidateDurationLiterals`, `ValidateTimestampLiterals`): the pattern of a receiver-style
+//! `matches` ("invalid matches argument" at the literal; the other regex functions compile
+//! theirs when the program is built), `duration('...')` and `timestamp('...')`. Each literal
+//! is classified: certainly valid, certainly invalid, or not modelled.
 
 use crate::ast::{Expr, ExprKind, Lit};
 
@@ -9,8 +10,9 @@ use crate::ast::{Expr, ExprKind, Lit};
 pub enum Regexes {
     /// Every literal is valid RE2.
     Valid,
-    /// Receiver-style `matches` literals RE2 refuses, at these offsets.
-    InvalidMatches(Vec<usize>),
+    /// Literals the server refuses when compiling: offset and message (`invalid matches
+    /// argument`, `invalid duration argument`, `invalid timestamp argument`).
+    InvalidMatches(Vec<(usize, &'static str)>),
     /// A literal this crate cannot classify, or an invalid one the server reports at program
     /// instantiation (not modelled).
     NotJudged(String),
@@ -18,9 +20,12 @@ pub enum Regexes {
 
 /// One literal's class.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
+pub(crate) enum Class {
+    /// Accepted.
     Valid,
+    /// Refused.
     Invalid,
+    /// Not modelled.
     Unknown,
 }
 
@@ -33,6 +38,34 @@ pub fn regex_literals(e: &Expr) -> Regexes {
         let ExprKind::Call { target, func, args } = &n.kind else {
             return;
         };
+        if target.is_none()
+            && let (
+                "duration" | "timestamp",
+                [
+                    Expr {
+                        kind: ExprKind::Lit(Lit::Str(s)),
+                        pos,
+                        ..
+                    },
+                ],
+            ) = (func.as_str(), args.as_slice())
+        {
+            let (class, msg) = if func == "duration" {
+                (crate::time_lits::duration(s), "invalid duration argument")
+            } else {
+                (crate::time_lits::timestamp(s), "invalid timestamp argument")
+            };
+            match class {
+                Class::Valid => {}
+                Class::Invalid => invalid.push((*pos, msg)),
+                Class::Unknown => {
+                    unknown.get_or_insert_with(|| {
+                        format!("{func} literal `{s}` outside the modelled syntax")
+                    });
+                }
+            }
+            return;
+        }
         if !matches!(func.as_str(), "matches" | "find" | "findAll") {
             return;
         }
@@ -51,7 +84,9 @@ pub fn regex_literals(e: &Expr) -> Regexes {
         };
         match classify(s) {
             Class::Valid => {}
-            Class::Invalid if func == "matches" && target.is_some() => invalid.push(*pos),
+            Class::Invalid if func == "matches" && target.is_some() => {
+                invalid.push((*pos, "invalid matches argument"))
+            }
             Class::Invalid => {
                 unknown.get_or_insert_with(|| format!("invalid regex `{s}` refused when the program is built (message not modelled)"));
             }

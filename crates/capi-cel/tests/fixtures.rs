@@ -2,7 +2,8 @@
 //! and every disagreement the differential found (`fixtures/regressions`). Each file holds
 //! the schema, the CRD names, and the verdict of upstream's `ValidateCustomResourceDefinition`
 //! (see its `source`); `not_judged: true` marks a case this crate must report as not judged.
-//! With Go, the recorded verdicts are checked against upstream again.
+//! With Go, the recorded verdicts are checked against upstream again (`random_paths: true`:
+//! the server names some paths in Go's map order, compared without them).
 
 mod common;
 
@@ -103,9 +104,25 @@ fn recorded_verdicts_are_upstreams() {
             &s("kind"),
             &v["schema"],
         ));
+        // Where the server picks among equal costs in Go's map order, the picked paths vary.
+        let random = v["random_paths"] == Value::Bool(true);
+        let blur = |v: Verdict| -> Verdict {
+            let mut v: Verdict = v
+                .into_iter()
+                .map(|(t, p, d)| {
+                    if random && d.starts_with("contributed to") {
+                        (t, "*".into(), d)
+                    } else {
+                        (t, p, d)
+                    }
+                })
+                .collect();
+            v.sort();
+            v
+        };
         assert_eq!(
-            got,
-            upstream(&v),
+            blur(got),
+            blur(upstream(&v)),
             "{name}: the recorded verdict is no longer upstream's"
         );
     }

@@ -129,7 +129,12 @@ pub fn ours(schema: &Value) -> Result<Verdict, String> {
             } else {
                 "*".to_owned()
             };
-            (e.kind.code().to_owned(), e.field_path.clone(), d)
+            let p = if e.path_exact {
+                e.field_path.clone()
+            } else {
+                "*".to_owned()
+            };
+            (e.kind.code().to_owned(), p, d)
         })
         .collect();
     v.sort();

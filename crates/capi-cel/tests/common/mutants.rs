@@ -37,7 +37,7 @@ impl Base {
 }
 
 /// The mutant families.
-pub const FAMILIES: [&str; 19] = [
+pub const FAMILIES: [&str; 20] = [
     "real-rules",
     "syntax",
     "unknown-function",
@@ -57,6 +57,7 @@ pub const FAMILIES: [&str; 19] = [
     "total-cost",
     "output-type",
     "defaults",
+    "duration-timestamp",
 ];
 
 /// splitmix64.
@@ -466,6 +467,14 @@ fn library_rule(
             format!("isSemver({sref})"), format!("semver({sref}).major() >= 1"),
             format!("semver({sref}).isLessThan(semver('1.0.0'))"), format!("isSemver({sref}, true)"),
             format!("semver({sref}) == semver('1.2.3')"),
+        ]).clone())}),
+        "duration-timestamp" => json!({"rule": guard(rng.pick(&[
+            format!("duration({sref}) < duration('1h')"), "duration('1h') > duration('30m')".to_owned(),
+            "duration('1x') > duration('0')".to_owned(), "duration('') == duration('0')".to_owned(),
+            "timestamp('2020-01-01T00:00:00Z') < timestamp('2021-01-01T00:00:00+01:00')".to_owned(),
+            "timestamp('2020-13-01') < timestamp('2021-01-01T00:00:00Z')".to_owned(),
+            format!("timestamp({sref}).getFullYear() > 2000"), format!("duration({sref}) == duration('1m')"),
+            "duration('1.5h').getMinutes() == 90".to_owned(), "duration('-5ms') < duration('1us')".to_owned(),
         ]).clone())}),
         _ => json!({"rule": "true"}),
     }
