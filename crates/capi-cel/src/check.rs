@@ -159,14 +159,30 @@ impl Checker<'_, '_> {
     }
 
     fn select(&mut self, operand: &Expr, field: &str, test: bool, pos: usize) -> Ty {
-        let ot = if let ExprKind::Ident(n) = &operand.kind {
+        let ot = self.operand(operand);
+        let ft = self.select_on(&ot, field, test, pos);
+        if test { Ty::Bool } else { ft }
+    }
+
+    /// The type of a selection's operand (an identifier there may name a namespace, whose
+    /// reference error is not modelled).
+    fn operand(&mut self, operand: &Expr) -> Ty {
+        if let ExprKind::Ident(n) = &operand.kind {
             let t = self.ident(n, operand.pos, false);
             self.out.types.insert(operand.id, t.clone());
             t
         } else {
             self.expr(operand)
-        };
-        let ft = match &ot {
+        }
+    }
+
+    /// cel-go's `checkSelectField`: an optional operand is unwrapped and the result wrapped.
+    fn select_on(&mut self, ot: &Ty, field: &str, test: bool, pos: usize) -> Ty {
+        if let Ty::Optional(inner) = ot {
+            let ft = self.select_on(inner, field, test, pos);
+            return Ty::Optional(Box::new(ft));
+        }
+        match ot {
             Ty::Object(idx, name) => match self.scope.decls.all.get(*idx).map(|d| &d.kind) {
                 Some(DeclKind::Object { fields }) => match fields.get(field) {
                     Some(f) => decl_ty(self.scope.decls, *f, &format!("{name}.{field}")),
@@ -177,15 +193,37 @@ impl Checker<'_, '_> {
             Ty::Map(_, v) => (**v).clone(),
             Ty::Dyn => Ty::Dyn,
             Ty::Error => Ty::Error,
-            Ty::Named(_) | Ty::Optional(_) | Ty::Type(_) | Ty::Param(_) => {
+            Ty::Named(_) | Ty::Type(_) | Ty::Param(_) => {
                 self.unsupported(format!("field selection on `{}`", ot.show()))
             }
             other => {
                 let msg = format!("type '{}' does not support field selection", other.show());
                 self.err(pos, msg, !test)
             }
+        }
+    }
+
+    /// `operand.?field`: the field's type, optional.
+    fn optional_select(&mut self, e: &Expr, args: &[Expr]) -> Ty {
+        let [
+            operand,
+            Expr {
+                kind: ExprKind::Lit(Lit::Str(field)),
+                ..
+            },
+        ] = args
+        else {
+            return self.unsupported("an optional selection of this shape");
         };
-        if test { Ty::Bool } else { ft }
+        let ot = self.operand(operand);
+        let ft = self.select_on(&ot, field, false, e.pos);
+        self.out
+            .overloads
+            .insert(e.id, vec!["select_optional_field".into()]);
+        match ft {
+            Ty::Optional(_) | Ty::Error => ft,
+            other => Ty::Optional(Box::new(other)),
+        }
     }
 
     fn list(&mut self, items: &[Expr]) -> Ty {
@@ -308,6 +346,9 @@ impl Checker<'_, '_> {
     }
 
     fn call(&mut self, e: &Expr, target: Option<&Expr>, func: &str, args: &[Expr]) -> Ty {
+        if func == "_?._" && target.is_none() {
+            return self.optional_select(e, args);
+        }
         if let Some(t) = target
             && let ExprKind::Ident(ns) = &t.kind
             && !self.is_variable(ns)

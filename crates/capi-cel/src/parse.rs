@@ -444,10 +444,24 @@ impl Parser {
 
     fn member_chain(&mut self, e: &mut Expr) -> Result<(), ParseFail> {
         loop {
-            if self.is(".?") || self.is("[?") {
-                return Err(ParseFail::Unsupported(
-                    "optional field or index syntax".into(),
-                ));
+            if self.is(".?") {
+                let dot = self.bump().pos;
+                let Tok::Ident(name) = self.peek().clone() else {
+                    return Err(self.syntax_here());
+                };
+                let at = self.bump().pos;
+                let field = self.node(at, ExprKind::Lit(Lit::Str(name)));
+                let t = std::mem::replace(e, self.placeholder());
+                *e = self.call(dot, "_?._", vec![t, field]);
+                continue;
+            }
+            if self.is("[?") {
+                let open = self.bump().pos;
+                let idx = self.expr()?;
+                self.expect("]")?;
+                let t = std::mem::replace(e, self.placeholder());
+                *e = self.call(open, "_[?_]", vec![t, idx]);
+                continue;
             }
             if self.is(".") {
                 let dot = self.bump().pos;
@@ -498,6 +512,9 @@ impl Parser {
             return Ok(args);
         }
         loop {
+            if close == "]" && self.is("?") {
+                return Err(ParseFail::Unsupported("optional list elements".into()));
+            }
             args.push(self.expr()?);
             if self.is(",") {
                 self.bump();
@@ -586,6 +603,9 @@ impl Parser {
                 return Ok(self.node(t.pos, ExprKind::List(items)));
             }
             Tok::Punct("{") => return self.map(t.pos),
+            Tok::Punct("[?") => {
+                return Err(ParseFail::Unsupported("optional list elements".into()));
+            }
             Tok::Punct(".") => {
                 return Err(ParseFail::Unsupported("leading-dot identifiers".into()));
             }
@@ -600,6 +620,9 @@ impl Parser {
     fn map(&mut self, pos: usize) -> Result<Expr, ParseFail> {
         let mut entries = Vec::new();
         while !self.is("}") {
+            if self.is("?") {
+                return Err(ParseFail::Unsupported("optional map entries".into()));
+            }
             let k = self.expr()?;
             self.expect(":")?;
             let v = self.expr()?;

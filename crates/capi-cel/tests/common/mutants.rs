@@ -343,6 +343,11 @@ pub fn rules_for(
                 json!({"rule": format!("{sref} != ''"), "optionalOldSelf": true}),
                 json!({"rule": format!("{sref} != ''"), "optionalOldSelf": false}),
                 json!({"rule": "oldSelf.orValue(self) == self", "optionalOldSelf": true}),
+                json!({"rule": format!("oldSelf.?{s}.orValue('') == self.?{s}.orValue('')"), "optionalOldSelf": true}),
+                json!({"rule": format!("self.?{s}.orValue('') != 'x'")}),
+                json!({"rule": format!("oldSelf.{s}.orValue('') == {sref}"), "optionalOldSelf": true}),
+                json!({"rule": format!("self.?{s}.nope.hasValue()")}),
+                json!({"rule": format!("{lref}[?0].orValue('') != 'x'")}),
                 json!({"rule": format!("{lref}.all(e, e != '') && self == oldSelf")}),
             ]).clone()
         }
