@@ -7,6 +7,9 @@ use crate::parse::{ParseFail, parse};
 use crate::report::display_issues;
 use crate::types::Ty;
 
+/// cel-go's default limit on an expression's size in code points.
+pub const EXPRESSION_SIZE_LIMIT: usize = 100_000;
+
 /// The outcome of compiling one expression.
 #[derive(Debug)]
 pub enum Compiled {
@@ -43,6 +46,16 @@ pub fn compile(
     want: &Ty,
 ) -> Compiled {
     let chars: Vec<char> = src.chars().collect();
+    if chars.len() > EXPRESSION_SIZE_LIMIT {
+        let issues = format!(
+            "ERROR: <input>:-1:0: expression code point size exceeds limit: size: {}, limit {EXPRESSION_SIZE_LIMIT}",
+            chars.len()
+        );
+        return Compiled::Failed {
+            issues,
+            exact: true,
+        };
+    }
     let ast = match parse(&chars) {
         Ok(a) => a,
         Err(ParseFail::Unsupported(why)) => return Compiled::NotJudged(why),
@@ -119,6 +132,9 @@ pub fn checked_rule(
     root: usize,
 ) -> Option<(crate::ast::Expr, crate::check::Checked)> {
     let chars: Vec<char> = src.chars().collect();
+    if chars.len() > EXPRESSION_SIZE_LIMIT {
+        return None;
+    }
     let ast = parse(&chars).ok()?;
     let self_ty = crate::check::decl_ty(decls, root, "selfType0");
     let scope = Scope {

@@ -366,7 +366,8 @@ pub fn rules_for(
         }
         "nesting" => {
             let depth = *rng.pick(&[5usize, 50, 100, 120, 200, 240, 249, 250, 251, 300]);
-            let e = match rng.below(6) {
+            let e = match rng.below(7) {
+                6 => format!("{sref} != '{}'", "a".repeat(99_960 + rng.below(60))),
                 0 => format!("{}{sref} != ''{}", "(".repeat(depth), ")".repeat(depth)),
                 1 => vec![format!("{sref} != ''"); depth].join(" && "),
                 2 => format!("{}1{} != []", "[".repeat(depth), "]".repeat(depth)),
