@@ -184,21 +184,27 @@ impl Checker<'_, '_> {
         }
         match ot {
             Ty::Object(idx, name) => match self.scope.decls.all.get(*idx).map(|d| &d.kind) {
-                Some(DeclKind::Object { fields }) => match fields.get(field) {
+                Some(DeclKind::Object { fields }) => match fields.get(field).or_else(|| {
+                    crate::decl::is_reserved(field)
+                        .then(|| fields.get(&format!("__{field}__")))
+                        .flatten()
+                }) {
                     Some(f) => decl_ty(self.scope.decls, *f, &format!("{name}.{field}")),
                     None => self.err(pos, format!("undefined field '{field}'"), true),
                 },
                 _ => Ty::Dyn,
             },
             Ty::Map(_, v) => (**v).clone(),
-            Ty::Dyn => Ty::Dyn,
-            Ty::Error => Ty::Error,
+            // cel-go selects from an error as from `dyn`.
+            Ty::Dyn | Ty::Error => Ty::Dyn,
             Ty::Named(_) | Ty::Type(_) | Ty::Param(_) => {
                 self.unsupported(format!("field selection on `{}`", ot.show()))
             }
             other => {
                 let msg = format!("type '{}' does not support field selection", other.show());
-                self.err(pos, msg, !test)
+                self.err(pos, msg, !test);
+                // cel-go carries on with `dyn` here (an undefined field stays an error).
+                Ty::Dyn
             }
         }
     }
@@ -221,7 +227,7 @@ impl Checker<'_, '_> {
             .overloads
             .insert(e.id, vec!["select_optional_field".into()]);
         match ft {
-            Ty::Optional(_) | Ty::Error => ft,
+            Ty::Optional(_) => ft,
             other => Ty::Optional(Box::new(other)),
         }
     }

@@ -70,6 +70,13 @@ const RESERVED: [&str; 21] = [
     "while",
 ];
 
+/// A CEL reserved word: a field of that name is declared as `__name__`, and the
+/// environment (compatibility 1.31 and later) finds it under its plain name too.
+#[must_use]
+pub fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name)
+}
+
 /// A property name as CEL sees it (apiserver's `Escape`): itself, `__name__` for reserved
 /// words, `__` `.` `-` `/` spelled `__underscores__` `__dot__` `__dash__` `__slash__`;
 /// `None` (the property is invisible to CEL) when it starts with a digit or holds any other

@@ -215,11 +215,25 @@ impl Parser {
     /// An operand was expected: cel-go's exact text when the input ended right after a binary
     /// operator (ANTLR's expected set is then the operand starts).
     fn missing_operand(&self) -> ParseFail {
-        let after_op = self.at.checked_sub(1).and_then(|i| self.toks.get(i)).is_some_and(|t| {
-            matches!(t.tok, Tok::Punct(p) if matches!(p, "||" | "&&" | "==" | "!=" | "<=" | ">=" | "<" | ">" | "+" | "-" | "*" | "/" | "%" | "?" | ":"))
-                || matches!(&t.tok, Tok::Ident(s) if s == "in")
+        let tok = |back: usize| {
+            self.at
+                .checked_sub(back)
+                .and_then(|i| self.toks.get(i))
+                .map(|t| &t.tok)
+        };
+        let binary_op = tok(1).is_some_and(|t| {
+            matches!(t, Tok::Punct(p) if matches!(*p, "||" | "&&" | "==" | "!=" | "<=" | ">=" | "<" | ">" | "+" | "-" | "*" | "/" | "%" | "?" | ":"))
+                || matches!(t, Tok::Ident(s) if s == "in")
         });
-        if self.peek() == &Tok::Eof && after_op && self.at >= 2 {
+        // The operator is binary only after a complete operand (a `-` after `in` is unary,
+        // and ANTLR reports that otherwise).
+        let after_operand = tok(2).is_some_and(|t| match t {
+            Tok::Ident(s) => s != "in",
+            Tok::Int(_) | Tok::Uint(_) | Tok::Double(_) | Tok::Str(_) | Tok::Bytes(_) => true,
+            Tok::Punct(p) => matches!(*p, ")" | "]" | "}"),
+            Tok::Eof => false,
+        });
+        if self.peek() == &Tok::Eof && binary_op && after_operand {
             return ParseFail::Syntax {
                 pos: self.pos(),
                 msg: EXPECTING_PRIMARY.to_owned(),
@@ -228,6 +242,7 @@ impl Parser {
         }
         self.syntax_here()
     }
+
     fn expect(&mut self, p: &str) -> Result<(), ParseFail> {
         if self.is(p) {
             self.bump();
@@ -446,7 +461,7 @@ impl Parser {
         loop {
             if self.is(".?") {
                 let dot = self.bump().pos;
-                let Tok::Ident(name) = self.peek().clone() else {
+                let Some(name) = self.field_name() else {
                     return Err(self.syntax_here());
                 };
                 let at = self.bump().pos;
@@ -465,7 +480,7 @@ impl Parser {
             }
             if self.is(".") {
                 let dot = self.bump().pos;
-                let Tok::Ident(name) = self.peek().clone() else {
+                let Some(name) = self.field_name() else {
                     return Err(self.syntax_here());
                 };
                 self.bump();
@@ -494,6 +509,17 @@ impl Parser {
             } else {
                 return Ok(());
             }
+        }
+    }
+
+    /// The identifier after a `.`: not one of the keyword tokens (`true`, `false`, `null`,
+    /// `in`), which are not identifiers to cel-go's lexer.
+    fn field_name(&self) -> Option<String> {
+        match self.peek() {
+            Tok::Ident(n) if !matches!(n.as_str(), "true" | "false" | "null" | "in") => {
+                Some(n.clone())
+            }
+            _ => None,
         }
     }
 

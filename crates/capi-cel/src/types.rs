@@ -54,7 +54,7 @@ impl Ty {
             Ty::Bytes => "bytes".into(),
             Ty::Null => "null".into(),
             Ty::Dyn => "dyn".into(),
-            Ty::Error => "*error*".into(),
+            Ty::Error => "!error!".into(),
             Ty::Named(n) | Ty::Object(_, n) => n.clone(),
             Ty::List(e) => format!("list({})", e.show()),
             Ty::Map(k, v) => format!("map({}, {})", k.show(), v.show()),

@@ -37,7 +37,7 @@ impl Base {
 }
 
 /// The mutant families.
-pub const FAMILIES: [&str; 20] = [
+pub const FAMILIES: [&str; 21] = [
     "real-rules",
     "syntax",
     "unknown-function",
@@ -58,6 +58,7 @@ pub const FAMILIES: [&str; 20] = [
     "output-type",
     "defaults",
     "duration-timestamp",
+    "token-soup",
 ];
 
 /// splitmix64.
@@ -393,6 +394,18 @@ pub fn rules_for(
                 format!("oldSelf.{s} != {sref}"), format!("{sref} in ['abc', 'def']"), format!("{sref}.upperAscii() == 'ABC'"),
                 format!("!has(self.{s}) || {sref}.endsWith('c')"), format!("{sref}.matches('^a')"),
             ]).clone()})
+        }
+        "token-soup" => {
+            const TOKENS: [&str; 40] = [
+                "self", "oldSelf", ".", "(", ")", "[", "]", "{", "}", ",", ":", "?", ".?", "==", "!=", "<", "+",
+                "-", "!", "&&", "||", "'a'", "\"b\"", "1", "2.5", "3u", "true", "null", "size", "all",
+                "exists", "map", "has", "in", "e", "0x1F", "-1", "matches", "startsWith", "[0]",
+            ];
+            let mut words: Vec<String> = (0..1 + rng.below(12)).map(|_| (*rng.pick(&TOKENS)).to_owned()).collect();
+            if has_s && rng.below(2) == 0 {
+                words.insert(rng.below(words.len() + 1), sref.clone());
+            }
+            json!({"rule": words.join(" ")})
         }
         "total-cost" => json!({"rule": guard(rng.pick(&[
             format!("{sref}.matches('^[a-z]+([-.][a-z0-9]+)*$')"), format!("{lref}.all(e, e.matches('^[a-z]+$'))"),
