@@ -55,6 +55,58 @@ use serde_json::Value;
 /// single-version CRD converts to).
 pub const SHARED_SCHEMA_PATH: &str = "spec.validation.openAPIV3Schema";
 
+/// Judges the CEL of a whole `CustomResourceDefinition` (apiextensions.k8s.io/v1, JSON) as
+/// the server reports it: when every version's `schema` is the same, once under
+/// [`SHARED_SCHEMA_PATH`] (the internal conversion moves it to `spec.validation`);
+/// otherwise each version under `spec.versions[i].schema.openAPIV3Schema`, with its own
+/// total. The merged report's `total_cost` is the largest version total.
+///
+/// ```
+/// let crd = serde_json::json!({"spec": {"versions": [
+///     {"name": "v1", "schema": {"openAPIV3Schema": {"type": "object",
+///         "x-kubernetes-validations": [{"rule": "self.metadata.labels.size() > 0"}]}}},
+///     {"name": "v2", "schema": {"openAPIV3Schema": {"type": "object"}}},
+/// ]}});
+/// let report = capi_cel::compile_crd(&crd);
+/// assert_eq!(report.errors[0].field_path,
+///     "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule");
+/// ```
+#[must_use]
+pub fn compile_crd(crd: &Value) -> CrdCelReport {
+    let versions = crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let Some(first) = versions.first() else {
+        return CrdCelReport::default();
+    };
+    if versions
+        .iter()
+        .all(|v| v.get("schema") == first.get("schema"))
+    {
+        return first
+            .pointer("/schema/openAPIV3Schema")
+            .map(compile_crd_version)
+            .unwrap_or_default();
+    }
+    let mut merged = CrdCelReport::default();
+    for (i, v) in versions.iter().enumerate() {
+        let Some(schema) = v.pointer("/schema/openAPIV3Schema") else {
+            continue;
+        };
+        let r = compile_schema(
+            schema,
+            &format!("spec.versions[{i}].schema.openAPIV3Schema"),
+        );
+        merged.errors.extend(r.errors);
+        merged.rules.extend(r.rules);
+        merged.not_judged.extend(r.not_judged);
+        merged.total_cost = merged.total_cost.max(r.total_cost);
+    }
+    merged
+}
+
 /// Judges the CEL of one CRD version's `openAPIV3Schema`, with paths under
 /// [`SHARED_SCHEMA_PATH`].
 #[must_use]
