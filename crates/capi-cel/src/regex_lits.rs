@@ -20,7 +20,7 @@ pub enum Regexes {
 
 /// One literal's class.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Class {
+enum Class {
     /// Accepted.
     Valid,
     /// Refused.
@@ -56,9 +56,9 @@ pub fn regex_literals(e: &Expr) -> Regexes {
                 (crate::time_lits::timestamp(s), "invalid timestamp argument")
             };
             match class {
-                Class::Valid => {}
-                Class::Invalid => invalid.push((*pos, msg)),
-                Class::Unknown => {
+                Some(true) => {}
+                Some(false) => invalid.push((*pos, msg)),
+                None => {
                     unknown.get_or_insert_with(|| {
                         format!("{func} literal `{s}` outside the modelled syntax")
                     });

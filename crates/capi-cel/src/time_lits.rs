@@ -1,18 +1,15 @@
 //! `duration('...')` and `timestamp('...')` literals as Go parses them
 //! (`time.ParseDuration`; `time.Parse(time.RFC3339, ...)`), for the server's literal
-//! validators.
+//! validators: `Some(true)` accepted, `Some(false)` refused, `None` not modelled.
 
-use crate::regex_lits::Class;
-
-/// Go's `time.ParseDuration` on `s`: valid, invalid, or (near overflow, unusual
-/// timestamps) not modelled.
-pub(crate) fn duration(s: &str) -> Class {
+/// Go's `time.ParseDuration` on `s` (near overflow: not modelled).
+pub(crate) fn duration(s: &str) -> Option<bool> {
     let body = s.strip_prefix(['-', '+']).unwrap_or(s);
     if body == "0" {
-        return Class::Valid;
+        return Some(true);
     }
     if body.is_empty() {
-        return Class::Invalid;
+        return Some(false);
     }
     let chars: Vec<char> = body.chars().collect();
     let (mut i, mut total) = (0, 0f64);
@@ -23,7 +20,7 @@ pub(crate) fn duration(s: &str) -> Class {
         }
         let number: String = chars[start..i].iter().collect();
         if number.is_empty() || number == "." || number.matches('.').count() > 1 {
-            return Class::Invalid;
+            return Some(false);
         }
         let unit_start = i;
         while i < chars.len() && !(chars[i].is_ascii_digit() || chars[i] == '.') {
@@ -37,25 +34,21 @@ pub(crate) fn duration(s: &str) -> Class {
             "s" => 1e9,
             "m" => 60e9,
             "h" => 3600e9,
-            _ => return Class::Invalid,
+            _ => return Some(false),
         };
         let Ok(v) = number.parse::<f64>() else {
-            return Class::Unknown;
+            return None;
         };
         total += v * nanos;
     }
     // Go refuses durations past about 292 years; near the boundary its integer arithmetic
     // decides.
-    if total < 9.0e18 {
-        Class::Valid
-    } else {
-        Class::Unknown
-    }
+    if total < 9.0e18 { Some(true) } else { None }
 }
 
 /// Go's RFC 3339 parse of `s`, where the form is the plain one
 /// (`YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`); anything else is not modelled.
-pub(crate) fn timestamp(s: &str) -> Class {
+pub(crate) fn timestamp(s: &str) -> Option<bool> {
     let b = s.as_bytes();
     let digits = |r: std::ops::Range<usize>| -> Option<u32> {
         let part = s.get(r)?;
@@ -79,16 +72,16 @@ pub(crate) fn timestamp(s: &str) -> Class {
         digits(14..16),
         digits(17..19),
     ) else {
-        return Class::Unknown;
+        return None;
     };
     if !shape {
-        return Class::Unknown;
+        return None;
     }
     let mut rest = &s[19..];
     if let Some(frac) = rest.strip_prefix('.') {
         let n = frac.bytes().take_while(u8::is_ascii_digit).count();
         if n == 0 {
-            return Class::Unknown;
+            return None;
         }
         rest = &frac[n..];
     }
@@ -115,9 +108,9 @@ pub(crate) fn timestamp(s: &str) -> Class {
     ];
     let date_ok = (1..=12).contains(&month) && day >= 1 && day <= days[(month.max(1) - 1) as usize];
     if zone_ok && date_ok && hour < 24 && min < 60 && sec < 60 && year >= 1 {
-        Class::Valid
+        Some(true)
     } else {
-        Class::Unknown
+        None
     }
 }
 
