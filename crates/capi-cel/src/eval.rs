@@ -213,6 +213,9 @@ fn apply(func: &str, recv: Option<Val>, args: Vec<Val>) -> Option<Val> {
         ("endsWith", Some(Str(s)), [Str(p)]) => b(s.ends_with(p.as_str())),
         ("contains", Some(Str(s)), [Str(p)]) => b(s.contains(p.as_str())),
         ("lowerAscii", Some(Str(s)), []) => Some(Str(s.to_ascii_lowercase())),
+        ("matches", Some(Str(s)), [Str(p)]) | ("matches", None, [Str(s), Str(p)]) => {
+            matches(s, p).map(Bool)
+        }
         ("upperAscii", Some(Str(s)), []) => Some(Str(s.to_ascii_uppercase())),
         _ => None,
     }
@@ -222,6 +225,17 @@ fn apply(func: &str, recv: Option<Val>, args: Vec<Val>) -> Option<Val> {
 /// double: not modelled).
 fn comparable(x: &Val, y: &Val) -> bool {
     std::mem::discriminant(x) == std::mem::discriminant(y) && !matches!(x, Val::Double(_))
+}
+
+/// RE2's `matches` (a search, unanchored) where the `regex` crate answers as RE2 does: a
+/// pattern RE2 certainly accepts, ASCII pattern and text, no vertical tab (which only the
+/// `regex` crate's `\s` matches).
+fn matches(s: &str, p: &str) -> Option<bool> {
+    let plain = |t: &str| t.is_ascii() && !t.contains('\u{b}');
+    if !plain(s) || !plain(p) || !crate::regex_lits::certainly_valid(p) {
+        return None;
+    }
+    regex::Regex::new(p).ok().map(|re| re.is_match(s))
 }
 
 fn size(v: &Val) -> Option<i64> {

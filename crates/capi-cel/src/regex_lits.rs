@@ -107,6 +107,12 @@ pub fn regex_literals(e: &Expr) -> Regexes {
     }
 }
 
+/// Whether RE2 certainly accepts `s` (the subset this module classifies).
+#[must_use]
+pub fn certainly_valid(s: &str) -> bool {
+    classify(s) == Class::Valid
+}
+
 /// Whether a repetition operator may follow.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Operand {
