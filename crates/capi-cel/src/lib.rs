@@ -138,7 +138,7 @@ pub fn compile_schema(schema: &Value, root_path: &str) -> CrdCelReport {
 }
 
 /// The judging thread's stack: room for cel-go's recursion limit in unoptimised builds.
-const STACK_BYTES: usize = 256 * 1024 * 1024;
+const STACK_BYTES: usize = 64 * 1024 * 1024;
 
 fn judge(schema: &Value, root_path: &str) -> CrdCelReport {
     let mut decls = decl::Decls::default();

@@ -94,3 +94,33 @@ fn deep_and_long_expressions_are_judged() {
         assert!(r.fully_judged(), "{:?}", r.not_judged);
     }
 }
+
+#[test]
+fn nesting_at_every_limit_is_judged() {
+    let at = |d: usize| {
+        [
+            format!("{}self.x != ''{}", "(".repeat(d), ")".repeat(d)),
+            format!("{}1{} != []", "[".repeat(d), "]".repeat(d)),
+            format!(
+                "{}self.x{} != ''",
+                "size(string(".repeat(d / 2),
+                "))".repeat(d / 2)
+            ),
+            format!("{}true{}", "self.l.all(a, ".repeat(d), ")".repeat(d)),
+            format!("{}false", "true ? true : ".repeat(d)),
+            format!("{{'a': {}1{}}} != {{}}", "{'a': ".repeat(d), "}".repeat(d)),
+        ]
+    };
+    for d in [248, 249, 250, 251] {
+        for rule in at(d) {
+            // Judged (or refused with cel-go's recursion messages) without overflowing.
+            let r = capi_cel::compile_crd_version(&schema(&rule, Some(&rule)));
+            assert!(
+                r.errors
+                    .iter()
+                    .all(|e| e.field_path.starts_with("spec.validation")),
+                "{d}"
+            );
+        }
+    }
+}
