@@ -31,6 +31,9 @@ pub enum Compiled {
     },
     /// The output type is not the expected one.
     WrongOutput,
+    /// Compiled, but the program cannot be built (an invalid regex literal the server
+    /// parses then): the verdict is certain, Go's message is not modelled.
+    Instantiation,
     /// Not judged, and why.
     NotJudged(String),
 }
@@ -99,8 +102,9 @@ pub fn compile(
     if let Some(why) = checked.unsupported {
         return Compiled::NotJudged(why);
     }
-    match crate::regex_lits::regex_literals(&ast) {
-        crate::regex_lits::Regexes::Valid => {}
+    let refused = match crate::regex_lits::regex_literals(&ast) {
+        crate::regex_lits::Regexes::Valid => false,
+        crate::regex_lits::Regexes::RefusedAtInstantiation => true,
         crate::regex_lits::Regexes::NotJudged(why) => return Compiled::NotJudged(why),
         crate::regex_lits::Regexes::InvalidMatches(at) => {
             let errs: Vec<(usize, String)> =
@@ -110,10 +114,13 @@ pub fn compile(
                 exact: true,
             };
         }
-    }
+    };
     let out = checked.types.get(&ast.id).cloned().unwrap_or(Ty::Dyn);
     if out != *want {
         return Compiled::WrongOutput;
+    }
+    if refused {
+        return Compiled::Instantiation;
     }
     match crate::cost::estimate(&ast, decls, root, &checked) {
         Ok(max_cost) => Compiled::Ok {

@@ -13,8 +13,10 @@ pub enum Regexes {
     /// Literals the server refuses when compiling: offset and message (`invalid matches
     /// argument`, `invalid duration argument`, `invalid timestamp argument`).
     InvalidMatches(Vec<(usize, &'static str)>),
-    /// A literal this crate cannot classify, or an invalid one the server reports at program
-    /// instantiation (not modelled).
+    /// An invalid literal of `find`, `findAll` or a global `matches`: the server refuses it
+    /// when building the program, with Go's regexp message (not modelled).
+    RefusedAtInstantiation,
+    /// A literal this crate cannot classify.
     NotJudged(String),
 }
 
@@ -33,6 +35,7 @@ enum Class {
 #[must_use]
 pub fn regex_literals(e: &Expr) -> Regexes {
     let mut invalid = Vec::new();
+    let mut refused = false;
     let mut unknown: Option<String> = None;
     visit(e, &mut |n| {
         let ExprKind::Call { target, func, args } = &n.kind else {
@@ -87,9 +90,7 @@ pub fn regex_literals(e: &Expr) -> Regexes {
             Class::Invalid if func == "matches" && target.is_some() => {
                 invalid.push((*pos, "invalid matches argument"))
             }
-            Class::Invalid => {
-                unknown.get_or_insert_with(|| format!("invalid regex `{s}` refused when the program is built (message not modelled)"));
-            }
+            Class::Invalid => refused = true,
             Class::Unknown => {
                 unknown.get_or_insert_with(|| {
                     format!("regex literal `{s}` outside the modelled RE2 subset")
@@ -100,10 +101,12 @@ pub fn regex_literals(e: &Expr) -> Regexes {
     if let Some(why) = unknown {
         return Regexes::NotJudged(why);
     }
-    if invalid.is_empty() {
-        Regexes::Valid
-    } else {
+    if !invalid.is_empty() {
         Regexes::InvalidMatches(invalid)
+    } else if refused {
+        Regexes::RefusedAtInstantiation
+    } else {
+        Regexes::Valid
     }
 }
 

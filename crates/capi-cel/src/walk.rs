@@ -240,7 +240,9 @@ impl Walk<'_> {
                 max_cost,
                 uses_old_self,
             } => (max_cost, uses_old_self, true),
-            Compiled::Failed { .. } | Compiled::WrongOutput => (0, false, false),
+            Compiled::Failed { .. } | Compiled::WrongOutput | Compiled::Instantiation => {
+                (0, false, false)
+            }
         };
         let expression_cost = guard_mul(max_cost, cardinality);
         cost.rule = Some(expression_cost);
@@ -269,6 +271,10 @@ impl Walk<'_> {
                     "cel expression must evaluate to a bool".into(),
                     true,
                 );
+            }
+            Compiled::Instantiation => {
+                let detail = "program instantiation failed: error parsing regexp".to_owned();
+                self.error(rule_path.clone(), ErrorKind::Invalid, detail, false);
             }
             _ => {}
         }
@@ -325,6 +331,12 @@ impl Walk<'_> {
                     "messageExpression must evaluate to a string".into(),
                     true,
                 );
+                None
+            }
+            Compiled::Instantiation => {
+                let detail =
+                    "messageExpression instantiation failed: error parsing regexp".to_owned();
+                self.error(me_path, ErrorKind::Invalid, detail, false);
                 None
             }
             Compiled::Ok { max_cost, .. } => {

@@ -335,23 +335,7 @@ pub fn rules_for(
             format!("{lref}.map(e, e + {sref}).join(',')"), format!("{lref}.map(a, {lref}.map(b, a + b).join(',')).join(';')"),
         ]).clone()})
         }
-        "old-self" => {
-            rng.pick(&[
-                json!({"rule": format!("{sref} == oldSelf.{}", if has_s { s.clone() } else { "x".into() })}),
-                json!({"rule": "self == oldSelf"}),
-                json!({"rule": "oldSelf.hasValue()"}),
-                json!({"rule": "!oldSelf.hasValue() || self == oldSelf.value()", "optionalOldSelf": true}),
-                json!({"rule": format!("{sref} != ''"), "optionalOldSelf": true}),
-                json!({"rule": format!("{sref} != ''"), "optionalOldSelf": false}),
-                json!({"rule": "oldSelf.orValue(self) == self", "optionalOldSelf": true}),
-                json!({"rule": format!("oldSelf.?{s}.orValue('') == self.?{s}.orValue('')"), "optionalOldSelf": true}),
-                json!({"rule": format!("self.?{s}.orValue('') != 'x'")}),
-                json!({"rule": format!("oldSelf.{s}.orValue('') == {sref}"), "optionalOldSelf": true}),
-                json!({"rule": format!("self.?{s}.nope.hasValue()")}),
-                json!({"rule": format!("{lref}[?0].orValue('') != 'x'")}),
-                json!({"rule": format!("{lref}.all(e, e != '') && self == oldSelf")}),
-            ]).clone()
-        }
+        "old-self" => old_self_rule(&s, has_s, &sref, &lref, rng),
         "bounds" => {
             if has_s {
                 extra.push_str(&bound(schema, &n.ptr, &s, "maxLength", rng));
@@ -365,26 +349,10 @@ pub fn rules_for(
                 format!("{lref}.all(e, e.matches('^[a-z]{{1,10}}$'))"), format!("{lref}.map(a, a + {sref}).all(x, x.contains({sref}))"),
             ]).clone())})
         }
-        "nesting" => {
-            let depth = *rng.pick(&[5usize, 50, 100, 120, 200, 240, 249, 250, 251, 300]);
-            let e = match rng.below(7) {
-                6 => format!("{sref} != '{}'", "a".repeat(99_960 + rng.below(60))),
-                0 => format!("{}{sref} != ''{}", "(".repeat(depth), ")".repeat(depth)),
-                1 => vec![format!("{sref} != ''"); depth].join(" && "),
-                2 => format!("{}1{} != []", "[".repeat(depth), "]".repeat(depth)),
-                3 => format!("{} > 0", vec![format!("size({sref})"); depth].join(" + ")),
-                4 => format!("{sref}{} != ''", ".lowerAscii()".repeat(depth)),
-                _ => format!("{}false", "true ? true : ".repeat(depth)),
-            };
-            json!({"rule": e})
-        }
+        "nesting" => nesting_rule(&sref, rng),
         // Defaults at the root (kind, apiVersion) are refused by static checks.
         "defaults" if has_s && !n.ptr.is_empty() => {
-            let esc = s.replace('~', "~0").replace('/', "~1");
-            let prop = schema.pointer_mut(&format!("{}/properties/{esc}", n.ptr)).and_then(Value::as_object_mut);
-            let plain = prop.as_ref().is_some_and(|p| p.get("enum").is_none() && p.get("pattern").is_none() && p.get("minLength").is_none());
-            if let (Some(p), true) = (prop, plain) {
-                p.insert("default".into(), json!("abc"));
+            if set_default(schema, &n.ptr, &s) {
                 extra.push_str(" default=abc");
             }
             json!({"rule": rng.pick(&[
@@ -395,18 +363,7 @@ pub fn rules_for(
                 format!("!has(self.{s}) || {sref}.endsWith('c')"), format!("{sref}.matches('^a')"),
             ]).clone()})
         }
-        "token-soup" => {
-            const TOKENS: [&str; 40] = [
-                "self", "oldSelf", ".", "(", ")", "[", "]", "{", "}", ",", ":", "?", ".?", "==", "!=", "<", "+",
-                "-", "!", "&&", "||", "'a'", "\"b\"", "1", "2.5", "3u", "true", "null", "size", "all",
-                "exists", "map", "has", "in", "e", "0x1F", "-1", "matches", "startsWith", "[0]",
-            ];
-            let mut words: Vec<String> = (0..1 + rng.below(12)).map(|_| (*rng.pick(&TOKENS)).to_owned()).collect();
-            if has_s && rng.below(2) == 0 {
-                words.insert(rng.below(words.len() + 1), sref.clone());
-            }
-            json!({"rule": words.join(" ")})
-        }
+        "token-soup" => soup_rule(has_s, &sref, rng),
         "total-cost" => json!({"rule": guard(rng.pick(&[
             format!("{sref}.matches('^[a-z]+([-.][a-z0-9]+)*$')"), format!("{lref}.all(e, e.matches('^[a-z]+$'))"),
             format!("!format.dns1123Subdomain().validate({sref}).hasValue()"), format!("{sref}.contains('abc')"),
@@ -497,4 +454,108 @@ fn library_rule(
         ]).clone())}),
         _ => json!({"rule": "true"}),
     }
+}
+
+/// A rule nested or sized around cel-go's limits.
+fn nesting_rule(sref: &str, rng: &mut Rng) -> Value {
+    let depth = *rng.pick(&[5usize, 50, 100, 120, 200, 240, 249, 250, 251, 300]);
+    let e = match rng.below(7) {
+        6 => format!("{sref} != '{}'", "a".repeat(99_960 + rng.below(60))),
+        0 => format!("{}{sref} != ''{}", "(".repeat(depth), ")".repeat(depth)),
+        1 => vec![format!("{sref} != ''"); depth].join(" && "),
+        2 => format!("{}1{} != []", "[".repeat(depth), "]".repeat(depth)),
+        3 => format!("{} > 0", vec![format!("size({sref})"); depth].join(" + ")),
+        4 => format!("{sref}{} != ''", ".lowerAscii()".repeat(depth)),
+        _ => format!("{}false", "true ? true : ".repeat(depth)),
+    };
+    json!({"rule": e})
+}
+
+/// A rule of random CEL tokens.
+fn soup_rule(has_s: bool, sref: &str, rng: &mut Rng) -> Value {
+    const TOKENS: [&str; 40] = [
+        "self",
+        "oldSelf",
+        ".",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ":",
+        "?",
+        ".?",
+        "==",
+        "!=",
+        "<",
+        "+",
+        "-",
+        "!",
+        "&&",
+        "||",
+        "'a'",
+        "\"b\"",
+        "1",
+        "2.5",
+        "3u",
+        "true",
+        "null",
+        "size",
+        "all",
+        "exists",
+        "map",
+        "has",
+        "in",
+        "e",
+        "0x1F",
+        "-1",
+        "matches",
+        "startsWith",
+        "[0]",
+    ];
+    let mut words: Vec<String> = (0..1 + rng.below(12))
+        .map(|_| (*rng.pick(&TOKENS)).to_owned())
+        .collect();
+    if has_s && rng.below(2) == 0 {
+        words.insert(rng.below(words.len() + 1), sref.to_owned());
+    }
+    json!({"rule": words.join(" ")})
+}
+
+/// An `oldSelf` placement or an `optionalOldSelf` idiom.
+fn old_self_rule(s: &str, has_s: bool, sref: &str, lref: &str, rng: &mut Rng) -> Value {
+    rng.pick(&[
+            json!({"rule": format!("{sref} == oldSelf.{}", if has_s { s } else { "x" })}),
+            json!({"rule": "self == oldSelf"}),
+            json!({"rule": "oldSelf.hasValue()"}),
+            json!({"rule": "!oldSelf.hasValue() || self == oldSelf.value()", "optionalOldSelf": true}),
+            json!({"rule": format!("{sref} != ''"), "optionalOldSelf": true}),
+            json!({"rule": format!("{sref} != ''"), "optionalOldSelf": false}),
+            json!({"rule": "oldSelf.orValue(self) == self", "optionalOldSelf": true}),
+            json!({"rule": format!("oldSelf.?{s}.orValue('') == self.?{s}.orValue('')"), "optionalOldSelf": true}),
+            json!({"rule": format!("self.?{s}.orValue('') != 'x'")}),
+            json!({"rule": format!("oldSelf.{s}.orValue('') == {sref}"), "optionalOldSelf": true}),
+            json!({"rule": format!("self.?{s}.nope.hasValue()")}),
+            json!({"rule": format!("{lref}[?0].orValue('') != 'x'")}),
+            json!({"rule": format!("{lref}.all(e, e != '') && self == oldSelf")}),
+        ]).clone()
+}
+
+/// Sets `default: abc` on string property `prop` of the node at `ptr`, when no `enum`,
+/// `pattern` or `minLength` could refuse it.
+fn set_default(schema: &mut Value, ptr: &str, prop: &str) -> bool {
+    let esc = prop.replace('~', "~0").replace('/', "~1");
+    let Some(p) = schema
+        .pointer_mut(&format!("{ptr}/properties/{esc}"))
+        .and_then(Value::as_object_mut)
+    else {
+        return false;
+    };
+    if p.get("enum").is_some() || p.get("pattern").is_some() || p.get("minLength").is_some() {
+        return false;
+    }
+    p.insert("default".into(), json!("abc"));
+    true
 }
