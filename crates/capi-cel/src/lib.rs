@@ -147,6 +147,7 @@ fn judge(schema: &Value, root_path: &str) -> CrdCelReport {
         decls: &decls,
         report: CrdCelReport::default(),
         most_expensive: Vec::new(),
+        default_failures: Vec::new(),
     };
     let node = walk::Node {
         schema,
@@ -155,9 +156,18 @@ fn judge(schema: &Value, root_path: &str) -> CrdCelReport {
         cardinality: Some(1),
         uncorrelatable: None,
         depth: 0,
-        defaults: schema.get("default").into_iter().collect(),
+        defaults: schema
+            .get("default")
+            .map(|d| walk::Reach {
+                value: d,
+                path: format!("{root_path}.default"),
+            })
+            .into_iter()
+            .collect(),
     };
     w.node(&node);
-    w.total(root_path);
+    if !w.defaults_verdict() {
+        w.total(root_path);
+    }
     w.report
 }

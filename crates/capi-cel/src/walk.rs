@@ -25,7 +25,20 @@ pub(crate) struct Node<'a> {
     pub(crate) depth: usize,
     /// The parts of ancestors' (and this node's) default values that reach this node: the
     /// server validates each default against the rules it reaches.
-    pub(crate) defaults: Vec<&'a Value>,
+    pub(crate) defaults: Vec<Reach<'a>>,
+}
+
+/// A part of a default value reaching a schema node, and the path the server reports it at
+/// (`<node>.default` of the defaulted node, then `.field`, `[index]`, `[key]` inside it).
+#[derive(Clone)]
+pub(crate) struct Reach<'a> {
+    pub(crate) value: &'a Value,
+    pub(crate) path: String,
+}
+
+/// A rule a default fails: the server's error.
+pub(crate) struct DefaultFailure {
+    pub(crate) error: FieldError,
 }
 
 /// The walk's accumulated state.
@@ -34,6 +47,8 @@ pub(crate) struct Walk<'a> {
     pub(crate) report: CrdCelReport,
     /// The contributions (path, cost) of at least 1% of the limit, most expensive first.
     pub(crate) most_expensive: Vec<(String, u64)>,
+    /// Rules that default values fail.
+    pub(crate) default_failures: Vec<DefaultFailure>,
 }
 
 const MAX_DEPTH: usize = 1000;
@@ -54,8 +69,13 @@ impl Walk<'_> {
             let defaults = n
                 .defaults
                 .iter()
-                .filter_map(|v| v.as_object())
-                .flat_map(|o| o.values());
+                .filter_map(|r| r.value.as_object().map(|o| (o, &r.path)))
+                .flat_map(|(o, p)| {
+                    o.iter().map(move |(k, v)| Reach {
+                        value: v,
+                        path: format!("{p}[{k}]"),
+                    })
+                });
             self.node(&self.child(
                 n,
                 ap,
@@ -68,7 +88,16 @@ impl Walk<'_> {
         if let Some(props) = n.schema.get("properties").and_then(Value::as_object) {
             for (name, prop) in props {
                 let decl = n.decl.and_then(|d| self.field(d, name));
-                let defaults = n.defaults.iter().filter_map(|v| v.get(name)).collect();
+                let defaults = n
+                    .defaults
+                    .iter()
+                    .filter_map(|r| {
+                        r.value.get(name).map(|v| Reach {
+                            value: v,
+                            path: format!("{}.{name}", r.path),
+                        })
+                    })
+                    .collect();
                 self.node(&self.child(
                     n,
                     prop,
@@ -93,8 +122,13 @@ impl Walk<'_> {
             let defaults = n
                 .defaults
                 .iter()
-                .filter_map(|v| v.as_array())
-                .flatten()
+                .filter_map(|r| r.value.as_array().map(|a| (a, &r.path)))
+                .flat_map(|(a, p)| {
+                    a.iter().enumerate().map(move |(i, v)| Reach {
+                        value: v,
+                        path: format!("{p}[{i}]"),
+                    })
+                })
                 .collect();
             self.node(&self.child(n, items, ".items", decl, unc, defaults));
         }
@@ -107,12 +141,18 @@ impl Walk<'_> {
         suffix: &str,
         decl: Option<usize>,
         unc: Option<String>,
-        mut defaults: Vec<&'s Value>,
+        mut defaults: Vec<Reach<'s>>,
     ) -> Node<'s> {
-        defaults.extend(s.get("default"));
+        let path = format!("{}{suffix}", n.path);
+        if let Some(d) = s.get("default") {
+            defaults.push(Reach {
+                value: d,
+                path: format!("{path}.default"),
+            });
+        }
         Node {
             schema: s,
-            path: format!("{}{suffix}", n.path),
+            path,
             decl,
             cardinality: n
                 .cardinality
@@ -184,8 +224,8 @@ impl Walk<'_> {
             self.not_judged(&base, "no CEL type for this schema node".into());
             return;
         };
-        if !n.defaults.is_empty() && !self.defaults_hold(rules, decl, &n.defaults) {
-            let why = "a default value reaching these rules was not evaluated to true here (the server validates defaults against their rules)";
+        if !n.defaults.is_empty() && !self.judge_defaults(rules, decl, &n.defaults) {
+            let why = "a default value reaching these rules was not evaluated here (the server validates defaults against their rules)";
             self.not_judged(&base, why.into());
             return;
         }
@@ -197,10 +237,13 @@ impl Walk<'_> {
         }
     }
 
-    /// Whether every default value reaching this node satisfies every rule here, as the
-    /// server checks when it validates defaults (with `oldSelf` the default itself).
-    fn defaults_hold(&self, rules: &[Value], decl: usize, defaults: &[&Value]) -> bool {
-        rules.iter().all(|r| {
+    /// Evaluates every rule here on every default value reaching this node, as the server
+    /// does when it validates defaults (with `oldSelf` the default itself), recording the
+    /// failures; `false` when one cannot be evaluated (or its failure's message is not
+    /// modelled: `messageExpression`, `fieldPath`, `reason`).
+    fn judge_defaults(&mut self, rules: &[Value], decl: usize, defaults: &[Reach<'_>]) -> bool {
+        let mut failures = Vec::new();
+        for r in rules {
             let src = r.get("rule").and_then(Value::as_str).unwrap_or("");
             if r.get("optionalOldSelf").and_then(Value::as_bool) == Some(true) {
                 return false;
@@ -208,10 +251,28 @@ impl Walk<'_> {
             let Some((ast, checked)) = crate::compile::checked_rule(src, self.decls, decl) else {
                 return false;
             };
-            defaults
-                .iter()
-                .all(|d| crate::eval::holds(&ast, &checked, d) == Some(true))
-        })
+            for d in defaults {
+                match crate::eval::holds(&ast, &checked, d.value) {
+                    Some(true) => {}
+                    Some(false) => {
+                        let Some((kind, detail)) = failure_detail(r) else {
+                            return false;
+                        };
+                        let error = FieldError {
+                            field_path: d.path.clone(),
+                            kind,
+                            detail,
+                            detail_exact: true,
+                            path_exact: true,
+                        };
+                        failures.push(DefaultFailure { error });
+                    }
+                    None => return false,
+                }
+            }
+        }
+        self.default_failures.extend(failures);
+        true
     }
 
     fn rule(&mut self, n: &Node<'_>, decl: usize, path: &str, rule: &Value, cardinality: u64) {
@@ -354,6 +415,17 @@ impl Walk<'_> {
         }
     }
 
+    /// When defaults fail their rules, the server reports every failure (its first pass, with
+    /// `oldSelf` the default, already errs) and compiles no CEL.
+    pub(crate) fn defaults_verdict(&mut self) -> bool {
+        if self.default_failures.is_empty() || !self.report.not_judged.is_empty() {
+            return false;
+        }
+        let failures = std::mem::take(&mut self.default_failures);
+        self.report.errors = failures.into_iter().map(|f| f.error).collect();
+        true
+    }
+
     /// The total's verdict, after the walk.
     pub(crate) fn total(&mut self, root_path: &str) {
         if self.report.total_cost <= CRD_COST_LIMIT {
@@ -397,6 +469,31 @@ impl Walk<'_> {
 fn node_of(path: &str) -> &str {
     path.rfind(".x-kubernetes-validations[")
         .map_or(path, |i| &path[..i])
+}
+
+/// The server's error for a rule a default fails: the type its `reason` names (invalid by
+/// default) and `failed rule: <rule>` or the rule's message; `None` where a
+/// `messageExpression` or `fieldPath` changes it.
+fn failure_detail(rule: &Value) -> Option<(ErrorKind, String)> {
+    let set = |k: &str| {
+        rule.get(k)
+            .is_some_and(|v| !v.is_null() && v.as_str() != Some(""))
+    };
+    if set("messageExpression") || set("fieldPath") {
+        return None;
+    }
+    let kind = match rule.get("reason").and_then(Value::as_str) {
+        None | Some("FieldValueInvalid") => ErrorKind::Invalid,
+        Some("FieldValueForbidden") => ErrorKind::Forbidden,
+        Some("FieldValueRequired") => ErrorKind::Required,
+        Some(_) => return None,
+    };
+    let message = rule.get("message").and_then(Value::as_str).unwrap_or("");
+    if message.is_empty() {
+        let src = rule.get("rule").and_then(Value::as_str).unwrap_or("");
+        return Some((kind, format!("failed rule: {}", src.trim())));
+    }
+    Some((kind, message.trim().to_owned()))
 }
 
 /// apiextensions' `multiplyWithOverflowGuard`.
