@@ -34,7 +34,7 @@ use crate::{BadValue, FieldError};
 /// Fields of the wrong JSON type are the schema's business and are skipped here.
 ///
 /// ```
-/// let errs = capi_machinepool_admission::validate_root_meta(&serde_json::json!({"name": "Workers_1"}));
+/// let errs = capi_apiextensions::validate_root_meta(&serde_json::json!({"name": "Workers_1"}));
 /// assert_eq!(errs[0].field, "metadata.name");
 /// assert!(errs[0].to_string().starts_with(r#"metadata.name: Invalid value: "Workers_1": a lowercase RFC 1123 subdomain"#));
 /// ```
@@ -73,6 +73,24 @@ pub fn validate_root_meta(meta: &Value) -> Vec<FieldError> {
             errs.push(FieldError::invalid("metadata.namespace", namespace, &msg));
         }
     }
+    errs.extend(validate_meta_entries(meta));
+    errs
+}
+
+/// What apimachinery checks in any object's `metadata` besides its name and namespace
+/// (`validateObjectMetaAccessorWithOptsCommon`), paths under `metadata`: labels and
+/// annotations as [`validate_object_meta`], owner references, finalizers. The API server runs
+/// it on a custom resource ([`validate_root_meta`]) and on a CRD itself alike.
+///
+/// ```
+/// let errs = capi_apiextensions::validate_meta_entries(&serde_json::json!({
+///     "labels": {"a/b/c": "x"}, "finalizers": ["bad finalizer"]}));
+/// assert_eq!(errs[0].field, "metadata.labels");
+/// assert_eq!(errs[1].field, "metadata.finalizers");
+/// ```
+#[must_use]
+pub fn validate_meta_entries(meta: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
     let part =
         serde_json::json!({"labels": meta.get("labels"), "annotations": meta.get("annotations")});
     let part = crate::openapi::without_null_fields(&part);
@@ -115,12 +133,12 @@ fn owner_reference_errors(refs: Option<&Value>) -> Vec<FieldError> {
         });
         if api_version.is_empty() {
             errs.push(FieldError::required(
-                &format!("{at}.apiVersion"),
+                format!("{at}.apiVersion"),
                 "must not be empty",
             ));
         } else if gv.version.is_empty() {
             errs.push(FieldError::invalid(
-                &format!("{at}.apiVersion"),
+                format!("{at}.apiVersion"),
                 api_version,
                 "must be <group>/<version> or <version>",
             ));
@@ -128,7 +146,7 @@ fn owner_reference_errors(refs: Option<&Value>) -> Vec<FieldError> {
         for key in ["kind", "name", "uid"] {
             if text(key).is_empty() {
                 errs.push(FieldError::required(
-                    &format!("{at}.{key}"),
+                    format!("{at}.{key}"),
                     "must not be empty",
                 ));
             }
@@ -146,7 +164,7 @@ fn owner_reference_errors(refs: Option<&Value>) -> Vec<FieldError> {
                 Some(first) => errs.push(FieldError::invalid(
                     "metadata.ownerReferences",
                     BadValue::Json(Value::Array(refs.clone())),
-                    &format!("Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"),
+                    format!("Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"),
                 )),
                 None => controller = Some(current),
             }
@@ -207,7 +225,7 @@ pub fn validate_object_meta(meta: &ObjectMeta, path: &str) -> Vec<FieldError> {
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
         errs.push(FieldError::too_long(
             &annotations_path,
-            &format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+            format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
         ));
     }
     errs

@@ -12,7 +12,11 @@ fn is_dns1035_label(s: &str) -> bool {
 fn is_dns1123_subdomain(s: &str) -> bool {
     dns1123_subdomain_problem(s).is_none()
 }
-use super::validate;
+
+/// The model with CEL rules left not judged.
+fn validate(crd: &Value) -> super::Refusals {
+    super::validate(crd, &super::cel::NotJudged)
+}
 
 /// A CRD the server accepts (one version, status subresource), to mutate.
 fn base() -> Value {
@@ -35,7 +39,11 @@ fn base() -> Value {
 }
 
 fn paths(crd: &Value) -> Vec<String> {
-    validate(crd).errors.into_iter().map(|(p, _)| p).collect()
+    validate(crd)
+        .errors
+        .iter()
+        .map(|r| r.field().to_owned())
+        .collect()
 }
 
 const SPEC: &str = "spec.validation.openAPIV3Schema.properties[spec]";
@@ -95,11 +103,14 @@ fn a_default_its_own_schema_refuses() {
         json!({"type": "string", "minLength": 1, "default": ""});
     let errors = validate(&crd).errors;
     assert_eq!(errors.len(), 1, "{errors:?}");
-    assert_eq!(errors[0].0, format!("{SPEC}.properties[reason].default"));
+    assert_eq!(
+        errors[0].field(),
+        format!("{SPEC}.properties[reason].default")
+    );
     // As the real server printed it in tests/e2e/tests/crd_differential.rs (kube-openapi
     // names the default "", hence two spaces before "in body").
     assert_eq!(
-        errors[0].1,
+        errors[0].message(),
         r#"Invalid value: "":  in body should be at least 1 chars long"#
     );
     // An unknown field in an object default (pruning).

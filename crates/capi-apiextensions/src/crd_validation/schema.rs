@@ -16,7 +16,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{Bad, Layout, Refusals, is_true, versions};
+use super::cel::{Context, RuleJudge};
+use super::{Layout, Refusals, is_true, versions};
 
 /// `openapiV3Types`.
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
@@ -88,7 +89,7 @@ fn is_zero(key: &str, v: &Value) -> bool {
     }
 }
 
-pub(super) fn validate_all(spec: &Value, layout: &Layout, r: &mut Refusals) {
+pub(super) fn validate_all(spec: &Value, layout: &Layout, judge: &dyn RuleJudge, r: &mut Refusals) {
     for place in layout.places(spec, "schema") {
         let Some(root) = place.value.get("openAPIV3Schema").filter(|s| !s.is_null()) else {
             continue;
@@ -99,7 +100,13 @@ pub(super) fn validate_all(spec: &Value, layout: &Layout, r: &mut Refusals) {
                 .iter()
                 .any(|v| status_enabled(&v["subresources"])),
         };
-        validate_root(root, &format!("{}.openAPIV3Schema", place.path), status, r);
+        let at = format!("{}.openAPIV3Schema", place.path);
+        let cx = Context {
+            root,
+            root_path: &at,
+            judge,
+        };
+        validate_root(root, &at, status, &cx, r);
     }
 }
 
@@ -108,7 +115,7 @@ fn status_enabled(subresources: &Value) -> bool {
 }
 
 /// One version's (or the hoisted) schema.
-fn validate_root(root: &Value, at: &str, status: bool, r: &mut Refusals) {
+fn validate_root(root: &Value, at: &str, status: bool, cx: &Context<'_>, r: &mut Refusals) {
     if status && let Some(obj) = root.as_object() {
         for (key, allowed_at_root) in KEYWORDS {
             let Some(v) = obj.get(*key).filter(|v| !is_zero(key, v)) else {
@@ -118,7 +125,7 @@ fn validate_root(root: &Value, at: &str, status: bool, r: &mut Refusals) {
                 if v.as_str() != Some("object") {
                     r.invalid(
                         format!("{at}.type"),
-                        &Bad::Json(v),
+                        v,
                         "only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled",
                     );
                     break;
@@ -128,7 +135,7 @@ fn validate_root(root: &Value, at: &str, status: bool, r: &mut Refusals) {
             if !allowed_at_root {
                 r.invalid(
                     at,
-                    &Bad::Str("<schema>"),
+                    "<schema>",
                     "only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled",
                 );
                 break;
@@ -154,8 +161,10 @@ fn validate_root(root: &Value, at: &str, status: bool, r: &mut Refusals) {
         allow_defaults: true,
         forbidden_reason: String::new(),
         inside_meta: false,
+        cel: *cx,
     }
     .walk(root, at, true, r);
+    cx.finish(r);
 }
 
 /// Keywords `NewStructural` cannot convert (then the structural rules are not run).
@@ -250,14 +259,14 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
     if int_or_string && preserve {
         r.invalid(
             format!("{at}.x-kubernetes-preserve-unknown-fields"),
-            &Bad::Json(&Value::Bool(true)),
+            Value::Bool(true),
             "must be false if x-kubernetes-int-or-string is true",
         );
     }
     if int_or_string && embedded {
         r.invalid(
             format!("{at}.x-kubernetes-embedded-resource"),
-            &Bad::Json(&Value::Bool(true)),
+            Value::Bool(true),
             "must be false if x-kubernetes-int-or-string is true",
         );
     }
@@ -277,7 +286,7 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
         } else {
             r.invalid(
                 format!("{at}.type"),
-                &Bad::Str(t),
+                t,
                 "must be object if x-kubernetes-embedded-resource is true",
             );
         }
@@ -296,11 +305,7 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
         );
     }
     if level == Level::Root && !t.is_empty() && t != "object" {
-        r.invalid(
-            format!("{at}.type"),
-            &Bad::Str(t),
-            "must be object at the root",
-        );
+        r.invalid(format!("{at}.type"), t, "must be object at the root");
     }
     let check_meta = level == Level::Root || embedded;
     let props = obj.get("properties").and_then(Value::as_object);
@@ -311,7 +316,7 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
             {
                 r.invalid(
                     format!("{at}.properties[{key}].type"),
-                    &Bad::Str(ty(p)),
+                    ty(p),
                     "must be string",
                 );
             }
@@ -320,11 +325,7 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
     if let Some(meta) = props.and_then(|p| p.get("metadata")) {
         let path = format!("{at}.properties[metadata]");
         if check_meta && ty(meta) != "object" {
-            r.invalid(
-                format!("{path}.type"),
-                &Bad::Str(ty(meta)),
-                "must be object",
-            );
+            r.invalid(format!("{path}.type"), ty(meta), "must be object");
         }
         if level == Level::Root && !root_metadata_is_implicit(meta) {
             r.forbidden(
@@ -529,7 +530,7 @@ fn nested_completeness(v: &Value, s: Option<&Value>, s_path: &str, v_path: &str,
         return;
     };
     let Some(s) = s else {
-        r.required(s_path, &format!("because it is defined in {v_path}"));
+        r.required(s_path, format!("because it is defined in {v_path}"));
         return;
     };
     for junctor in ["allOf", "anyOf", "oneOf"] {
@@ -577,7 +578,7 @@ fn nested_completeness(v: &Value, s: Option<&Value>, s_path: &str, v_path: &str,
             ),
             None => r.required(
                 format!("{s_path}.properties[{k}]"),
-                &format!("because it is defined in {v_path}.properties[{k}]"),
+                format!("because it is defined in {v_path}.properties[{k}]"),
             ),
         }
     }
@@ -585,13 +586,14 @@ fn nested_completeness(v: &Value, s: Option<&Value>, s_path: &str, v_path: &str,
 
 /// `ValidateCustomResourceDefinitionOpenAPISchema` with `specStandardValidatorV3`.
 #[derive(Clone)]
-struct Openapi {
+struct Openapi<'a> {
     allow_defaults: bool,
     forbidden_reason: String,
     inside_meta: bool,
+    cel: Context<'a>,
 }
 
-impl Openapi {
+impl Openapi<'_> {
     fn forbid_defaults(&self, reason: &str) -> Self {
         Self {
             allow_defaults: false,
@@ -726,12 +728,12 @@ impl Openapi {
         if obj.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
             r.invalid(
                 format!("{at}.x-kubernetes-preserve-unknown-fields"),
-                &Bad::Json(&Value::Bool(false)),
+                Value::Bool(false),
                 "must be true or undefined",
             );
         }
         list_and_map_types(obj, at, r);
-        super::cel::validate(node, at, r.errors.len() == errors_before, r);
+        super::cel::validate(node, at, r.errors.len() == errors_before, &self.cel, r);
     }
 }
 
@@ -749,7 +751,7 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
         } else {
             r.invalid(
                 format!("{at}.type"),
-                &Bad::Str(t),
+                t,
                 "must be object if x-kubernetes-map-type is specified",
             );
         }
@@ -772,7 +774,7 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
         } else {
             r.invalid(
                 format!("{at}.type"),
-                &Bad::Str(t),
+                t,
                 "must be array if x-kubernetes-list-type is specified",
             );
         }
@@ -787,7 +789,7 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
                 {
                     r.invalid(
                         format!("{at}.items.x-kubernetes-list-type"),
-                        &Bad::Str(inner),
+                        inner,
                         "must be atomic as item of a list with x-kubernetes-list-type=set",
                     );
                 }
@@ -795,7 +797,7 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
             "object" if item["x-kubernetes-map-type"].as_str() != Some("atomic") => {
                 r.invalid(
                     format!("{at}.items.x-kubernetes-map-type"),
-                    &Bad::Json(&item["x-kubernetes-list-type"]),
+                    &item["x-kubernetes-list-type"],
                     "must be atomic as item of a list with x-kubernetes-list-type=set",
                 );
             }
@@ -826,7 +828,7 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
             Some("map") => {}
             Some(l) => r.invalid(
                 format!("{at}.x-kubernetes-list-type"),
-                &Bad::Str(l),
+                l,
                 "must be map if x-kubernetes-list-map-keys is non-empty",
             ),
         }
@@ -845,12 +847,12 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
             ),
             Some(Value::Array(_)) => r.invalid(
                 format!("{at}.items"),
-                &Bad::Str("<items>"),
+                "<items>",
                 "must only have a single schema if x-kubernetes-list-type is map",
             ),
             Some(item) if ty(item) != "object" => r.invalid(
                 format!("{at}.items.type"),
-                &Bad::Str(ty(item)),
+                ty(item),
                 "must be object if parent array's x-kubernetes-list-type is map",
             ),
             Some(item) => {
@@ -859,20 +861,20 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
                     match item["properties"].get(*k) {
                         Some(p) if matches!(ty(p), "array" | "object") => r.invalid(
                             format!("{at}.items.properties[{k}].type"),
-                            &Bad::Str(ty(item)),
+                            ty(item),
                             "must be a scalar type if parent array's x-kubernetes-list-type is map",
                         ),
                         Some(_) => {}
                         None => r.invalid(
                             format!("{at}.x-kubernetes-list-map-keys"),
-                            &Bad::Json(keys_value),
+                            keys_value,
                             "entries must all be names of item properties",
                         ),
                     }
                     if !seen.insert(*k) {
                         r.invalid(
                             format!("{at}.x-kubernetes-list-map-keys"),
-                            &Bad::Json(keys_value),
+                            keys_value,
                             "must not contain duplicate entries",
                         );
                     }
@@ -885,7 +887,7 @@ fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
         if is_true(item, "nullable") {
             r.forbidden(
                 format!("{at}.items.nullable"),
-                &format!("cannot be nullable when x-kubernetes-list-type is {l}"),
+                format!("cannot be nullable when x-kubernetes-list-type is {l}"),
             );
         }
         if l == "map" {

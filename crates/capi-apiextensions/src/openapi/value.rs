@@ -67,7 +67,7 @@ fn type_error(out: &mut Outcome, name: &str, expected: &str, actual: &str) {
         FieldErrorType::TypeInvalid,
         field(name),
         Some(BadValue::from(actual)),
-        &format!("{name} in body must be of type {expected}: {actual:?}"),
+        format!("{name} in body must be of type {expected}: {actual:?}"),
     ));
 }
 
@@ -154,7 +154,7 @@ fn too_many(out: &mut Outcome, name: &str, size: u64, max: u64) {
         FieldErrorType::TooMany,
         field(name),
         Some(BadValue::Json(size.into())),
-        &format!("must have at most {max} {unit}"),
+        format!("must have at most {max} {unit}"),
     ));
 }
 
@@ -255,7 +255,7 @@ fn string_check(
         let unit = if max == 1 { "byte" } else { "bytes" };
         out.errors.push(FieldError::too_long(
             field(name),
-            &format!("may not be more than {max} {unit}"),
+            format!("may not be more than {max} {unit}"),
         ));
         return;
     }
@@ -398,7 +398,7 @@ fn enum_check(value: &Value, node: &Map<String, Value>, name: &str, out: &mut Ou
         FieldErrorType::NotSupported,
         field(name),
         Some(BadValue::Json(value.clone())),
-        &format!("supported values: {}", supported.join(", ")),
+        format!("supported values: {}", supported.join(", ")),
     ));
 }
 

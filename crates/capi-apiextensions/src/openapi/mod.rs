@@ -13,7 +13,7 @@
 //! junctors and says, per value, what it did not judge (how `crd-valid` checks defaults).
 //!
 //! ```
-//! use capi_machinepool_admission::openapi::Schema;
+//! use capi_apiextensions::openapi::Schema;
 //! let schema = Schema::new(serde_json::json!({"type": "object", "properties": {
 //!     "spec": {"type": "object", "required": ["name"], "properties": {
 //!         "name": {"type": "string"},
@@ -249,7 +249,8 @@ fn prune_node(value: &mut Value, node: Option<&Value>, embedded_resource: bool) 
 /// CustomResourceDefinitions", section "Defaulting and Nullable": "null values for fields that
 /// either don't specify the nullable flag, or give it a false value, will be pruned before
 /// defaulting happens"), and no MachinePool field is nullable. `null` items of lists stay.
-pub(crate) fn without_null_fields(value: &Value) -> Value {
+#[must_use]
+pub fn without_null_fields(value: &Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(
             map.iter()

@@ -13,8 +13,8 @@
 //!    scan did not explain (`\Q...\E`, `\C`, `{,n}` are Go-only forms), the pattern is **not
 //!    judged** and said so; where it accepts, Go is taken to accept too.
 
+use super::Refusals;
 use super::pattern_limits::Limits;
-use super::{Bad, Refusals};
 
 /// Refuses `pattern` at `path` when Go would, or counts it as not judged.
 pub(super) fn check(pattern: &str, path: &str, r: &mut Refusals) {
@@ -22,8 +22,8 @@ pub(super) fn check(pattern: &str, path: &str, r: &mut Refusals) {
         Some(Ok(_)) => {}
         Some(Err(reason)) => r.invalid(
             path,
-            &Bad::Str(pattern),
-            &format!(
+            pattern,
+            format!(
                 "must be a valid regular expression, but isn't: error parsing regexp: {reason}"
             ),
         ),

@@ -11,8 +11,8 @@
 
 use serde_json::Value;
 
+use super::Refusals;
 use super::spec::dns1035_problem;
-use super::{Bad, Refusals};
 
 const AT: &str = "spec.conversion";
 const CLIENT: &str = "spec.conversion.webhookClientConfig";
@@ -78,20 +78,16 @@ fn review_versions(reviews: &Value, r: &mut Refusals) {
     for (i, v) in list.iter().enumerate() {
         let path = format!("{REVIEWS}[{i}]");
         if !seen.insert(*v) {
-            r.invalid(path, &Bad::Str(v), "duplicate version");
+            r.invalid(path, *v, "duplicate version");
             continue;
         }
         if let Some(problem) = dns1035_problem(v) {
-            r.invalid(&path, &Bad::Str(v), &problem);
+            r.invalid(&path, *v, &problem);
         }
         accepted |= matches!(*v, "v1" | "v1beta1");
     }
     if !accepted {
-        r.invalid(
-            REVIEWS,
-            &Bad::Json(reviews),
-            "must include at least one of v1, v1beta1",
-        );
+        r.invalid(REVIEWS, reviews, "must include at least one of v1, v1beta1");
     }
 }
 
@@ -103,7 +99,7 @@ fn webhook_url(url: &str, r: &mut Refusals) {
         if let Err(reason) = parsed {
             r.required(
                 path,
-                &format!("url must be a valid URL: parse {url:?}: {reason}{FORM}"),
+                format!("url must be a valid URL: parse {url:?}: {reason}{FORM}"),
             );
         }
         return;
@@ -111,35 +107,23 @@ fn webhook_url(url: &str, r: &mut Refusals) {
     if u.scheme != "https" {
         r.invalid(
             &path,
-            &Bad::Str(u.scheme),
-            &format!("'https' is the only allowed URL scheme{FORM}"),
+            u.scheme,
+            format!("'https' is the only allowed URL scheme{FORM}"),
         );
     }
     if u.host.is_empty() {
-        r.invalid(
-            &path,
-            &Bad::Str(u.host),
-            &format!("host must be specified{FORM}"),
-        );
+        r.invalid(&path, u.host, format!("host must be specified{FORM}"));
     }
     if let Some(user) = u.user {
-        r.invalid(
-            &path,
-            &Bad::Str(user),
-            "user information is not permitted in the URL",
-        );
+        r.invalid(&path, user, "user information is not permitted in the URL");
     }
     if let Some(fragment) = u.fragment.filter(|f| !f.is_empty()) {
-        r.invalid(
-            &path,
-            &Bad::Str(fragment),
-            "fragments are not permitted in the URL",
-        );
+        r.invalid(&path, fragment, "fragments are not permitted in the URL");
     }
     if let Some(query) = u.query.filter(|q| !q.is_empty()) {
         r.invalid(
             &path,
-            &Bad::Str(query),
+            query,
             "query parameters are not permitted in the URL",
         );
     }
@@ -235,7 +219,7 @@ fn webhook_service(service: &Value, r: &mut Refusals) {
     if !(1..=65535).contains(&port) {
         r.invalid(
             format!("{at}.port"),
-            &Bad::Json(&Value::from(port)),
+            Value::from(port),
             "port is not valid: must be between 1 and 65535, inclusive",
         );
     }
@@ -247,26 +231,22 @@ fn webhook_service(service: &Value, r: &mut Refusals) {
     }
     let p = format!("{at}.path");
     if path == "//" {
-        r.invalid(p, &Bad::Str(path), "segment[0] may not be empty");
+        r.invalid(p, path, "segment[0] may not be empty");
         return;
     }
     if !path.starts_with('/') {
-        r.invalid(&p, &Bad::Str(path), "must start with a '/'");
+        r.invalid(&p, path, "must start with a '/'");
     }
     let mut check = path.get(1..).unwrap_or_default();
     check = check.strip_suffix('/').unwrap_or(check);
     for (i, step) in check.split('/').enumerate() {
         if step.is_empty() {
-            r.invalid(
-                &p,
-                &Bad::Str(path),
-                &format!("segment[{i}] may not be empty"),
-            );
+            r.invalid(&p, path, format!("segment[{i}] may not be empty"));
             continue;
         }
         // One error per message here (webhook/validation.go ranges over them).
         for failure in capi_machinepool_api::apimachinery::dns1123_subdomain_errors(step) {
-            r.invalid(&p, &Bad::Str(path), &format!("segment[{i}]: {failure}"));
+            r.invalid(&p, path, format!("segment[{i}]: {failure}"));
         }
     }
 }
