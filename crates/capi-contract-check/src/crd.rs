@@ -51,7 +51,7 @@ pub(crate) fn check_crd(
     let names = Names::of(crd);
     let subject = &facts.subject;
     let contract = opts.only_contract.unwrap_or(Contract::CURRENT);
-    crate::crd_valid::check_crd_valid(report, subject, contract, &input.crd, judge);
+    crate::crd_valid::check_crd_valid(report, subject, contract, &input.crd, judge, opts);
     check_names(report, subject, contract, crd, &names);
     for v in crd.versions() {
         let vname = v.name().unwrap_or_default();

@@ -4,7 +4,8 @@
 //! An adapter: the model is `capi-apiextensions` ([`crd_validity`]), or a real API server
 //! when a [`CrdJudge`] is given; this module turns their verdicts into `crd-valid` findings.
 //! What the model does not judge is never called accepted: `crd-valid` then says what was not
-//! judged (INFO).
+//! judged (INFO, or FAIL with [`CheckOptions::require_judged`]), and the report counts it
+//! (`Report::unjudged`, the summary line).
 //!
 //! ```
 //! use capi_contract_check::{CheckOptions, Checker, CrdJudge, ServerCause, ServerVerdict};
@@ -46,8 +47,10 @@ use capi_apiextensions::{CrdJudge, ServerVerdict, crd_validity};
 use capi_contract::Contract;
 use serde_json::Value;
 
-use crate::report::{Report, Subject};
+use crate::input::CheckOptions;
+use crate::report::{Outcome, Report, Subject};
 use crate::rules;
+use crate::skipped::Unjudged;
 
 /// Where `docs/crd-validation.md` lists the rules (named in messages).
 const TABLE: &str = "docs/crd-validation.md";
@@ -61,9 +64,15 @@ pub(crate) fn check_crd_valid(
     contract: Contract,
     crd: &Value,
     judge: Option<&dyn CrdJudge>,
+    opts: &CheckOptions,
 ) {
+    let unjudged = if opts.require_judged {
+        Outcome::Fail
+    } else {
+        Outcome::Info
+    };
     if let Some(judge) = judge {
-        server_verdict(report, subject, contract, crd, judge);
+        server_verdict(report, subject, contract, crd, judge, unjudged);
         return;
     }
     let verdict = crd_validity(crd);
@@ -76,9 +85,17 @@ pub(crate) fn check_crd_valid(
             );
     }
     if !verdict.not_judged.is_empty() {
+        for (what, count) in &verdict.not_judged {
+            report.unjudged.push(Unjudged {
+                crd: subject.to_string(),
+                what: what.clone(),
+                count: *count,
+            });
+        }
         report
             .check(&rules::CRD_VALID, subject, contract, "spec")
-            .info(
+            .outcome(
+                unjudged,
                 format!(
                     "not judged here: {}; {}",
                     verdict.not_judged_summary(),
@@ -106,6 +123,7 @@ fn server_verdict(
     contract: Contract,
     crd: &Value,
     judge: &dyn CrdJudge,
+    unjudged: Outcome,
 ) {
     let server = judge.server();
     match judge.judge(crd) {
@@ -125,17 +143,27 @@ fn server_verdict(
                 } else {
                     cause.field
                 };
-                report.check(&rules::CRD_VALID, subject, contract, path).fail(
-                    format!("{server} refuses it: {}", cause.message),
-                    "fix the field the server names",
-                );
+                report
+                    .check(&rules::CRD_VALID, subject, contract, path)
+                    .fail(
+                        format!("{server} refuses it: {}", cause.message),
+                        "fix the field the server names",
+                    );
             }
         }
-        ServerVerdict::NotJudged { reason } => report
-            .check(&rules::CRD_VALID, subject, contract, "spec")
-            .info(
-                format!("not judged: {server} gave no verdict ({reason})"),
-                "make the server reachable, and allow a dry-run create of CustomResourceDefinitions",
-            ),
+        ServerVerdict::NotJudged { reason } => {
+            report.unjudged.push(Unjudged {
+                crd: subject.to_string(),
+                what: "verdicts of the API server".to_owned(),
+                count: 1,
+            });
+            report
+                .check(&rules::CRD_VALID, subject, contract, "spec")
+                .outcome(
+                    unjudged,
+                    format!("not judged: {server} gave no verdict ({reason})"),
+                    "make the server reachable, and allow a dry-run create of CustomResourceDefinitions",
+                );
+        }
     }
 }

@@ -57,4 +57,4 @@ pub use input::{CheckOptions, CrdInput, Role, classify};
 pub use location::{Anchor, Location};
 pub use object::MAX_ITEM_FINDINGS;
 pub use report::{Finding, Outcome, Report, Subject, Target};
-pub use skipped::{NotChecked, Skipped};
+pub use skipped::{NotChecked, Skipped, Unjudged};
