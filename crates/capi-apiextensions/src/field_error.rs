@@ -75,6 +75,9 @@ pub enum BadValue {
     String(String),
     /// Any JSON value (a string is quoted, numbers and booleans printed bare, the rest as JSON).
     Json(Value),
+    /// A Go value apimachinery prints with `json.Marshal` (a pointer, a typed struct whose
+    /// fields keep their declaration order), already printed so: shown as given.
+    Marshaled(String),
 }
 
 impl From<&str> for BadValue {
@@ -113,7 +116,7 @@ impl BadValue {
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Self::String(s) | Self::Json(Value::String(s)) => Some(s),
-            Self::Json(_) => None,
+            Self::Json(_) | Self::Marshaled(_) => None,
         }
     }
 }
@@ -129,6 +132,7 @@ impl fmt::Display for BadValue {
                 _ => write!(f, "{n}"),
             },
             Self::Json(other) => f.write_str(&go_json(other)),
+            Self::Marshaled(text) => f.write_str(text),
         }
     }
 }

@@ -31,6 +31,7 @@
 mod crd_validation;
 mod field_error;
 mod go_text;
+mod go_url;
 mod judge;
 mod object_meta;
 pub mod openapi;

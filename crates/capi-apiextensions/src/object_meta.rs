@@ -99,7 +99,45 @@ pub fn validate_meta_entries(meta: &Value) -> Vec<FieldError> {
     }
     errs.extend(owner_reference_errors(meta.get("ownerReferences")));
     errs.extend(finalizer_errors(meta.get("finalizers")));
-    errs
+    errs.into_iter().map(in_bytes).collect()
+}
+
+/// apimachinery v0.37.2 checks label keys and values, annotation keys and finalizers with
+/// `content.IsLabelKey` and `content.IsLabelValue`, whose length limits read "must be no more
+/// than 63 bytes" (Cluster API's webhook, on an older apimachinery, says "characters").
+fn in_bytes(mut e: FieldError) -> FieldError {
+    if let Some(head) = e.detail.strip_suffix(" characters")
+        && let Some((prefix, count)) = head.rsplit_once("must be no more than ")
+        && count.bytes().all(|b| b.is_ascii_digit())
+    {
+        e.detail = format!("{prefix}must be no more than {count} bytes");
+    }
+    e
+}
+
+/// An owner reference as apimachinery prints a list of them (`json.Marshal` of the typed
+/// `OwnerReference`: fields in declaration order, `controller` and `blockOwnerDeletion`
+/// only when set).
+fn marshaled_owner_references(refs: &[Value]) -> BadValue {
+    let items: Vec<String> = refs
+        .iter()
+        .map(|r| {
+            let mut fields: Vec<String> = ["apiVersion", "kind", "name", "uid"]
+                .iter()
+                .map(|k| {
+                    let v = r.get(*k).and_then(Value::as_str).unwrap_or_default();
+                    format!("\"{k}\":{}", crate::go_json(&Value::from(v)))
+                })
+                .collect();
+            for k in ["controller", "blockOwnerDeletion"] {
+                if let Some(b) = r.get(k).and_then(Value::as_bool) {
+                    fields.push(format!("\"{k}\":{b}"));
+                }
+            }
+            format!("{{{}}}", fields.join(","))
+        })
+        .collect();
+    BadValue::Marshaled(format!("[{}]", items.join(",")))
 }
 
 /// apimachinery's `maskTrailingDash`: a generated-name prefix may end with `-`.
@@ -163,7 +201,7 @@ fn owner_reference_errors(refs: Option<&Value>) -> Vec<FieldError> {
             match &controller {
                 Some(first) => errs.push(FieldError::invalid(
                     "metadata.ownerReferences",
-                    BadValue::Json(Value::Array(refs.clone())),
+                    marshaled_owner_references(&refs),
                     format!("Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"),
                 )),
                 None => controller = Some(current),

@@ -115,6 +115,9 @@ pub(super) struct Context<'a> {
     pub(super) root_path: &'a str,
     /// Who judges the rules.
     pub(super) judge: &'a dyn RuleJudge,
+    /// False when the server compiles no rule of this schema (it is not a valid structural
+    /// schema, or its defaults are refused): the rules are then neither judged nor counted.
+    pub(super) compile: bool,
 }
 
 impl Context<'_> {
@@ -211,7 +214,7 @@ pub(super) fn validate(node: &Value, at: &str, clean: bool, cx: &Context<'_>, r:
             );
         }
     }
-    if clean && r.errors.len() == before {
+    if cx.compile && clean && r.errors.len() == before {
         for (index, rule) in rules.iter().enumerate() {
             if rule["rule"].as_str().unwrap_or_default().trim().is_empty() {
                 continue;
@@ -234,51 +237,101 @@ pub(super) fn validate(node: &Value, at: &str, clean: bool, cx: &Context<'_>, r:
     }
 }
 
-/// `cel.ValidFieldPath` on the node's schema: `.a.b`, `['key']` into maps, `[n]` into lists.
+/// `cel.ValidFieldPath` on the node's schema (`pkg/apiserver/schema/cel/validation.go` lines
+/// 557-675): `.name` or `['name']` into properties, any key into `additionalProperties`; no
+/// list index (`[0]` is "expected single quoted string"), nothing into `items`.
 fn field_path_valid(schema: &Value, path: &str) -> bool {
+    let tokens = field_path_tokens(path);
+    let mut tokens = tokens.iter();
     let mut node = schema;
-    let mut rest = path;
-    if rest.is_empty() {
-        return false;
-    }
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('.') {
-            let end = after.find(['.', '[']).unwrap_or(after.len());
-            let name = &after[..end];
-            if name.is_empty() {
-                return false;
-            }
-            match node["properties"].get(name) {
-                Some(next) => node = next,
-                None if node["additionalProperties"].is_object() => {
-                    node = &node["additionalProperties"];
+    while let Some(token) = tokens.next() {
+        let name = match *token {
+            "[" => {
+                let Some(quoted) = tokens.next() else {
+                    return false;
+                };
+                let inner = quoted
+                    .strip_prefix('\'')
+                    .and_then(|q| q.strip_suffix('\''))
+                    .filter(|_| quoted.len() >= 2);
+                let Some(name) = inner.and_then(unescape_single_quoted) else {
+                    return false;
+                };
+                if tokens.next() != Some(&"]") {
+                    return false;
                 }
+                name
+            }
+            "." => match tokens.next() {
+                Some(name) => (*name).to_owned(),
+                None => return false,
+            },
+            _ => return false,
+        };
+        if let Some(properties) = node.get("properties").and_then(Value::as_object) {
+            match properties.get(&name) {
+                Some(next) => node = next,
                 None => return false,
             }
-            rest = &after[end..];
-        } else if let Some(after) = rest.strip_prefix('[') {
-            let Some(end) = after.find(']') else {
-                return false;
-            };
-            let key = &after[..end];
-            if key.starts_with('\'') && key.ends_with('\'') && key.len() >= 2 {
-                let name = &key[1..key.len() - 1];
-                match node["properties"].get(name) {
-                    Some(next) => node = next,
-                    None if node["additionalProperties"].is_object() => {
-                        node = &node["additionalProperties"];
-                    }
-                    None => return false,
-                }
-            } else if key.parse::<u64>().is_ok() && node["items"].is_object() {
-                node = &node["items"];
-            } else {
-                return false;
-            }
-            rest = &after[end + 1..];
+        } else if node["additionalProperties"].is_object() {
+            node = &node["additionalProperties"];
         } else {
             return false;
         }
     }
     true
+}
+
+/// The scanner of `ValidFieldPath`: `.`, `[` and `]` alone, a single-quoted string up to its
+/// first quote not after a backslash (delimiters inside kept), other text up to a delimiter.
+fn field_path_tokens(path: &str) -> Vec<&str> {
+    let mut tokens = Vec::new();
+    let mut rest = path;
+    while !rest.is_empty() {
+        let bytes = rest.as_bytes();
+        let end = if bytes[0] == b'\'' {
+            (1..bytes.len())
+                .find(|&i| bytes[i] == b'\'' && bytes[i - 1] != b'\\')
+                .map_or(bytes.len(), |i| i + 1)
+        } else {
+            match bytes.iter().position(|b| matches!(b, b'.' | b'[' | b']')) {
+                Some(0) => 1,
+                Some(i) => i,
+                None => bytes.len(),
+            }
+        };
+        tokens.push(&rest[..end]);
+        rest = &rest[end..];
+    }
+    tokens
+}
+
+/// `unescapeSingleQuote`: `\a \b \f \n \r \t \v \' \\` and nothing else after a backslash.
+fn unescape_single_quoted(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(escaped) = chars.next() else {
+            // A backslash at the end is no escape (the matcher needs a character after it).
+            out.push('\\');
+            break;
+        };
+        out.push(match escaped {
+            'a' => '\u{7}',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'v' => '\u{b}',
+            '\'' => '\'',
+            '\\' => '\\',
+            _ => return None,
+        });
+    }
+    Some(out)
 }

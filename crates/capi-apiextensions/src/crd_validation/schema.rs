@@ -105,6 +105,7 @@ pub(super) fn validate_all(spec: &Value, layout: &Layout, judge: &dyn RuleJudge,
             root,
             root_path: &at,
             judge,
+            compile: true,
         };
         validate_root(root, &at, status, &cx, r);
     }
@@ -116,6 +117,7 @@ fn status_enabled(subresources: &Value) -> bool {
 
 /// One version's (or the hoisted) schema.
 fn validate_root(root: &Value, at: &str, status: bool, cx: &Context<'_>, r: &mut Refusals) {
+    let start = r.errors.len();
     if status && let Some(obj) = root.as_object() {
         for (key, allowed_at_root) in KEYWORDS {
             let Some(v) = obj.get(*key).filter(|v| !is_zero(key, v)) else {
@@ -148,23 +150,36 @@ fn validate_root(root: &Value, at: &str, status: bool, cx: &Context<'_>, r: &mut
             "nullable cannot be true at the root",
         );
     }
-    // Structural rules first; defaults only when they hold (validation.go lines 960-975).
+    // Structural rules first; defaults only when they hold, CEL rules only when both hold
+    // (validation.go lines 957-973: `RootCELContext` only for a valid structural schema).
     let structural_start = r.errors.len();
-    if !has_unsupported_keyword(root) {
+    let unsupported = has_unsupported_keyword(root);
+    let mut compile = false;
+    if !unsupported {
         structural(root, Level::Root, at, r);
         completeness(root, at, r);
         if r.errors.len() == structural_start {
             super::defaults::validate_tree(root, at, r);
+            compile = r.errors.len() == structural_start;
         }
     }
+    let cel = Context { compile, ..*cx };
     Openapi {
         allow_defaults: true,
         forbidden_reason: String::new(),
         inside_meta: false,
-        cel: *cx,
+        cel,
     }
     .walk(root, at, true, r);
-    cx.finish(r);
+    // `NewStructural` refused the schema: shown only when nothing else was (lines 976-980).
+    // Every keyword it refuses but `$schema` is also forbidden by the walk above, so this is
+    // `$schema`'s message.
+    if unsupported && r.errors.len() == start {
+        r.invalid(at, "", "OpenAPIV3Schema 'schema' is not supported");
+    }
+    if compile {
+        cel.finish(r);
+    }
 }
 
 /// Keywords `NewStructural` cannot convert (then the structural rules are not run).

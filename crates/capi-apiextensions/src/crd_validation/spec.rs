@@ -12,6 +12,8 @@ use std::collections::BTreeSet;
 use capi_machinepool_api::apimachinery;
 use serde_json::Value;
 
+use crate::BadValue;
+
 use super::{Layout, Refusal, Refusals, json_kind, versions};
 
 /// What `IsDNS1035Label` finds wrong with `s`, its messages joined as the server joins them
@@ -83,6 +85,16 @@ fn metadata(crd: &Value, r: &mut Refusals) {
         for detail in details {
             r.invalid("metadata.name", name, &detail);
         }
+    }
+    // The rest of `ValidateObjectMeta`, as for any cluster-scoped object.
+    if crd["metadata"]["namespace"]
+        .as_str()
+        .is_some_and(|ns| !ns.is_empty())
+    {
+        r.forbidden("metadata.namespace", "not allowed on this type");
+    }
+    for e in crate::validate_meta_entries(&crd["metadata"]) {
+        r.push(e);
     }
     let group = spec["group"].as_str().unwrap_or_default();
     if is_protected_group(group) {
@@ -194,20 +206,32 @@ fn deprecation_warning(v: &Value, at: &str, r: &mut Refusals) {
         return;
     };
     let path = format!("{at}.deprecationWarning");
+    // The server passes the `*string` itself, which apimachinery prints with `json.Marshal`
+    // (a no-break space stays as it is, where `%q` would escape it).
+    let warning_value = || BadValue::Marshaled(crate::go_json(&Value::from(warning)));
     if v["deprecated"] != Value::Bool(true) {
-        r.invalid(&path, warning, "can only be set for deprecated versions");
+        r.invalid(
+            &path,
+            warning_value(),
+            "can only be set for deprecated versions",
+        );
         return;
     }
     if warning.len() > 256 {
-        r.invalid(&path, warning, "must be <= 256 characters long");
+        r.invalid(&path, warning_value(), "must be <= 256 characters long");
     }
     if warning.is_empty() {
-        r.invalid(&path, warning, "must not be an empty string");
+        r.invalid(&path, warning_value(), "must not be an empty string");
     }
-    if let Some((i, _)) = warning.char_indices().find(|(_, c)| c.is_control()) {
+    // `unicode.IsPrint`, rune by rune, at the rune's byte index (a control character is never
+    // printable, so Go's second check never speaks first).
+    if let Some((i, _)) = warning
+        .char_indices()
+        .find(|(_, c)| !crate::go_text::is_print(*c))
+    {
         r.invalid(
             &path,
-            warning,
+            warning_value(),
             format!(
                 "must only contain printable UTF-8 characters; non-printable character found at index {i}"
             ),
