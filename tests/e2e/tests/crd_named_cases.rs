@@ -147,6 +147,57 @@ fn cases() -> Vec<(&'static str, Value)> {
                 json!([{"rule": "true", "fieldPath": path}]);
         });
     }
+    for (name, node) in [
+        (
+            "default not a date-time",
+            json!({"type": "string", "format": "date-time", "default": "yesterday"}),
+        ),
+        (
+            "default a date-time",
+            json!({"type": "string", "format": "date-time", "default": "2024-01-02T03:04:05Z"}),
+        ),
+        (
+            "default not a duration",
+            json!({"type": "string", "format": "duration", "default": "1x"}),
+        ),
+        (
+            "default a duration",
+            json!({"type": "string", "format": "duration", "default": "1h30m"}),
+        ),
+        (
+            "default not base64",
+            json!({"type": "string", "format": "byte", "default": "!!"}),
+        ),
+        (
+            "default base64",
+            json!({"type": "string", "format": "byte", "default": "aGk="}),
+        ),
+        (
+            "default not a multiple",
+            json!({"type": "integer", "multipleOf": 5, "default": 7}),
+        ),
+        (
+            "default a multiple",
+            json!({"type": "integer", "multipleOf": 5, "default": 10}),
+        ),
+        (
+            "default not a float multiple",
+            json!({"type": "number", "multipleOf": 0.5, "default": 0.7}),
+        ),
+        (
+            "default a bool under int-or-string",
+            json!({"x-kubernetes-int-or-string": true, "default": true}),
+        ),
+        (
+            "default a string under int-or-string",
+            json!({"x-kubernetes-int-or-string": true, "default": "25%"}),
+        ),
+    ] {
+        case(name, &move |c| {
+            c["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+                ["value"] = node.clone();
+        });
+    }
     out
 }
 

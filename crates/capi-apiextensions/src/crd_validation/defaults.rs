@@ -74,9 +74,9 @@ fn has_cel(node: &Value) -> bool {
 /// A default its own schema refuses: kube-openapi's validation as the API server runs it
 /// (`crate::openapi`, the validator `validate` uses on MachinePools),
 /// with the server's paths and messages. CEL rules are left out (counted by the caller); a
-/// string the default holds under a `format`, a junctor (`anyOf`...) it fails, or a schema
-/// using keywords that validator does not check (`multipleOf`, embedded resources), leaves the
-/// default not judged.
+/// string the default holds under a `format` other than `date-time`, `duration` and `byte`, a
+/// junctor (`anyOf`...) it fails, a `multipleOf` that is not positive, or a schema using
+/// keywords that validator does not check (embedded resources), leaves the default not judged.
 fn value_errors(value: &Value, schema: &Value, path: &str, r: &mut Refusals) {
     let mut schema = schema.clone();
     without_cel(&mut schema);
@@ -91,13 +91,13 @@ fn value_errors(value: &Value, schema: &Value, path: &str, r: &mut Refusals) {
             }
             let outcome = schema.validate_value(value);
             if !outcome.not_judged.is_empty() {
-                r.not_judged("defaults refused by allOf/anyOf/oneOf/not (messages not reproduced)");
+                r.not_judged("defaults refused by allOf/anyOf/oneOf/not, or under a multipleOf that is not positive (messages not reproduced)");
             }
             for e in outcome.errors {
                 r.push(e.under(path));
             }
         }
-        Err(_) => r.not_judged("defaults under schemas with multipleOf or embedded resources"),
+        Err(_) => r.not_judged("defaults under schemas with embedded resources"),
     }
 }
 

@@ -52,7 +52,7 @@ fn str_of<'a>(schema: &'a Map<String, Value>, key: &str) -> &'a str {
     schema.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
-fn invalid(out: &mut Outcome, name: &str, value: BadValue, message: String) {
+pub(super) fn invalid(out: &mut Outcome, name: &str, value: BadValue, message: String) {
     out.errors.push(FieldError::new(
         FieldErrorType::Invalid,
         field(name),
@@ -95,6 +95,7 @@ pub(super) fn validate(
     junctors(schemas, value, node, out);
     if let Value::String(text) = value {
         string_check(schemas, text, node, name, out);
+        format_check(text, node, name, out);
     }
     if matches!(kind, Kind::Int(_) | Kind::Float(_)) {
         number_check(kind, value, node, name, out);
@@ -287,8 +288,30 @@ fn string_check(
     }
 }
 
+/// kube-openapi's `formatValidator` on a string of a `type: string` schema: `must be of type
+/// <format>` (the formats reproduced: [`super::format`]).
+fn format_check(text: &str, node: &Map<String, Value>, name: &str, out: &mut Outcome) {
+    let format = str_of(node, "format");
+    if str_of(node, "type") != "string" {
+        return;
+    }
+    if let Some(valid) = super::format::checker(format)
+        && !valid(text)
+    {
+        out.errors.push(FieldError::new(
+            FieldErrorType::TypeInvalid,
+            field(name),
+            Some(BadValue::from(text)),
+            format!(
+                "{name} in body must be of type {format}: {}",
+                crate::go_quote(text)
+            ),
+        ));
+    }
+}
+
 /// kube-openapi's `numberValidator`: the format's range (a plain error, reported at the
-/// root), then minimum and maximum.
+/// root), then `multipleOf`, minimum and maximum.
 fn number_check(
     kind: Kind,
     value: &Value,
@@ -329,6 +352,14 @@ fn number_check(
         Kind::Float(x) => x,
         _ => return,
     };
+    if let Some(factor) = bound("multipleOf") {
+        let int = match kind {
+            Kind::Int(i) => Some(i),
+            _ => None,
+        };
+        let verdict = super::multiple_of::check(int, number, ty, str_of(node, "format"), factor);
+        super::multiple_of::record(verdict, value, name, out);
+    }
     if let Some(min) = bound("minimum") {
         let excl = exclusive("exclusiveMinimum");
         let fails = match kind {
