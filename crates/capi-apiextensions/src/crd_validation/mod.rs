@@ -13,6 +13,7 @@
 //! * [`subresources`]: the scale subresource, printer columns, selectable fields;
 //! * [`schema`]: the OpenAPI schema of each version (structural rules, unsupported keywords,
 //!   list and map types, metadata, the root under the status subresource);
+//! * [`list_types`]: `x-kubernetes-list-type`, `x-kubernetes-map-type`, list map keys;
 //! * [`defaults`]: every `default` validated and pruned against its own schema;
 //! * [`pattern`]: `pattern`s as Go's RE2 compiles them;
 //! * [`cel`]: `x-kubernetes-validations` checks that need no CEL compiler, and the hook
@@ -34,6 +35,7 @@ mod cel;
 mod conversion;
 mod decoding;
 mod defaults;
+mod list_types;
 mod pattern;
 mod pattern_limits;
 mod refusal;

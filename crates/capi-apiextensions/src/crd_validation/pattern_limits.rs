@@ -50,122 +50,103 @@ impl Frame {
     }
 }
 
-/// Checks `chars` (already accepted by the syntax scan) against Go's limits.
-pub(super) fn check(chars: &[char]) -> Limits {
-    let pattern: String = chars.iter().collect();
-    let mut stack = vec![Frame::default()];
-    let (mut captures, mut max_captures, mut max_groups) = (0u64, 0u64, 0u64);
-    let mut i = 0;
-    while i < chars.len() {
-        let top = stack.len() - 1;
-        match chars[i] {
-            '\\' => {
-                i = escape_end(chars, i);
-                stack[top].next_item(0);
-                continue;
-            }
-            '[' => {
-                i = super::pattern::class_end(chars, i).map_or(chars.len(), |end| end + 1);
-                stack[top].next_item(0);
-                continue;
-            }
-            '(' => {
-                let (capture, body) = group_start(chars, i);
-                if body == usize::MAX {
-                    // `(?flags)`: no group.
-                    i = chars[i..]
-                        .iter()
-                        .position(|c| *c == ')')
-                        .map_or(chars.len(), |p| i + p + 1);
-                    continue;
-                }
-                captures += u64::from(capture);
-                max_captures = max_captures.max(captures);
-                stack.push(Frame {
-                    capture,
-                    ..Frame::default()
-                });
-                max_groups = max_groups.max(stack.len() as u64 - 1);
-                i = body;
-                continue;
-            }
-            ')' if stack.len() > 1 => {
-                let frame = stack.pop().unwrap_or_default();
-                captures -= u64::from(frame.capture);
-                let top = stack.len() - 1;
-                stack[top].next_item(frame.need());
-            }
-            '|' => stack[top].next_item(0),
-            '*' => stack[top].last = 0,
-            '+' | '?' => stack[top].last = stack[top].last.max(1),
-            '{' => {
-                if let Some((end, min, max)) = super::pattern::repeat(chars, i) {
-                    let need = if max == 0 {
-                        0
-                    } else {
-                        max.saturating_mul(stack[top].last.max(1))
-                    };
-                    if (min >= 2 || max >= 2) && need > MAX {
-                        let op: String = chars[i..=end].iter().collect();
-                        return Limits::Refused(format!("invalid repeat count: `{op}`"));
-                    }
-                    stack[top].last = need;
-                    i = end + 1;
-                    continue;
-                }
-                stack[top].next_item(0);
-            }
-            _ => stack[top].next_item(0),
+/// The limits' bookkeeping while [`super::pattern`]'s scan reads a pattern: one frame per open
+/// group, the capture groups open, the deepest nesting, and the first repetition over the
+/// limit (reported only if the scan accepts the whole pattern, as Go parses before it counts).
+pub(super) struct Tracker {
+    stack: Vec<Frame>,
+    captures: u64,
+    max_captures: u64,
+    max_groups: u64,
+    refused: Option<String>,
+}
+
+impl Default for Tracker {
+    fn default() -> Self {
+        Self {
+            stack: vec![Frame::default()],
+            captures: 0,
+            max_captures: 0,
+            max_groups: 0,
+            refused: None,
         }
-        i += 1;
-    }
-    // Capture groups and the leaf below them are nodes of Go's tree; each group level adds
-    // at most four (capture, alternation, concatenation, repetition), the top three more.
-    if max_captures + 1 > MAX {
-        Limits::Refused(format!("expression nests too deeply: `{pattern}`"))
-    } else if 4 * max_groups + 4 > MAX {
-        Limits::Unknown
-    } else {
-        Limits::Within
     }
 }
 
-/// The index after the escape at `i` (`\x{…}`, `\p{…}` and `\P{…}` run to their `}`).
-fn escape_end(chars: &[char], i: usize) -> usize {
-    match chars.get(i + 1) {
-        Some('x' | 'p' | 'P') if chars.get(i + 2) == Some(&'{') => chars[i..]
-            .iter()
-            .position(|c| *c == '}')
-            .map_or(chars.len(), |p| i + p + 1),
-        Some('x') => i + 4,
-        _ => i + 2,
-    }
-}
-
-/// Whether the group at `i` captures, and where its body starts (`usize::MAX` for a flag
-/// setting `(?i)`, which opens no group).
-fn group_start(chars: &[char], i: usize) -> (bool, usize) {
-    if chars.get(i + 1) != Some(&'?') {
-        return (true, i + 1);
-    }
-    match chars.get(i + 2) {
-        Some('P' | '<') => {
-            let close = chars[i..]
-                .iter()
-                .position(|c| *c == '>')
-                .map_or(chars.len(), |p| i + p);
-            (true, close + 1)
+impl Tracker {
+    fn top(&mut self) -> &mut Frame {
+        if self.stack.is_empty() {
+            self.stack.push(Frame::default());
         }
-        _ => {
-            let end = chars[i + 2..]
-                .iter()
-                .position(|c| matches!(c, ':' | ')'))
-                .map_or(chars.len(), |p| i + 2 + p);
-            if chars.get(end) == Some(&')') {
-                (false, usize::MAX)
-            } else {
-                (false, end + 1)
-            }
+        let last = self.stack.len() - 1;
+        &mut self.stack[last]
+    }
+
+    /// An atom, a class or an alternation bar: a new item that needs no repetition.
+    pub(super) fn item(&mut self) {
+        self.top().next_item(0);
+    }
+
+    /// A group opens (`capture`: a numbered or named group).
+    pub(super) fn open(&mut self, capture: bool) {
+        self.captures += u64::from(capture);
+        self.max_captures = self.max_captures.max(self.captures);
+        self.stack.push(Frame {
+            capture,
+            ..Frame::default()
+        });
+        self.max_groups = self.max_groups.max(self.stack.len() as u64 - 1);
+    }
+
+    /// A group closes: it is the last item of its parent, needing what its items need.
+    pub(super) fn close(&mut self) {
+        if self.stack.len() > 1 {
+            let frame = self.stack.pop().unwrap_or_default();
+            self.captures -= u64::from(frame.capture);
+            self.top().next_item(frame.need());
+        } else {
+            self.item();
+        }
+    }
+
+    /// `*`: what it repeats may be repeated any number of times, so nothing below counts.
+    pub(super) fn star(&mut self) {
+        self.top().last = 0;
+    }
+
+    /// `+` or `?` (also the `?` making a repetition lazy).
+    pub(super) fn plus_or_question(&mut self) {
+        let top = self.top();
+        top.last = top.last.max(1);
+    }
+
+    /// `{min,max}` (written `op`) repeats the last item.
+    pub(super) fn counted(&mut self, op: &str, min: u64, max: u64) {
+        let top = self.top();
+        let need = if max == 0 {
+            0
+        } else {
+            max.saturating_mul(top.last.max(1))
+        };
+        if (min >= 2 || max >= 2) && need > MAX && self.refused.is_none() {
+            self.refused = Some(format!("invalid repeat count: `{op}`"));
+        }
+        self.top().last = need;
+    }
+
+    /// The verdict on the whole pattern `pattern`, read without a syntax error.
+    pub(super) fn verdict(self, pattern: &str) -> Limits {
+        // Capture groups and the leaf below them are nodes of Go's tree; each group level
+        // adds at most four (capture, alternation, concatenation, repetition), the top three
+        // more.
+        if let Some(reason) = self.refused {
+            Limits::Refused(reason)
+        } else if self.max_captures + 1 > MAX {
+            Limits::Refused(format!("expression nests too deeply: `{pattern}`"))
+        } else if 4 * self.max_groups + 4 > MAX {
+            Limits::Unknown
+        } else {
+            Limits::Within
         }
     }
 }
@@ -175,7 +156,7 @@ mod tests {
     use super::*;
 
     fn limits(p: &str) -> Limits {
-        check(&p.chars().collect::<Vec<_>>())
+        super::super::pattern::limits_of(p).unwrap_or_else(Limits::Refused)
     }
 
     /// Go 1.26's `regexp.Compile` on each pattern (run with the toolchain of this machine):
