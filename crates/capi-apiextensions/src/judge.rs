@@ -66,7 +66,7 @@ pub enum ServerVerdict {
 }
 
 /// Hands a CRD to an API server and returns its verdict. Implemented by the command line with
-/// a kube client; see the [module documentation](self).
+/// a kube client.
 pub trait CrdJudge: fmt::Debug {
     /// Which server judges, for messages (`the API server https://127.0.0.1:6443`).
     fn server(&self) -> String;

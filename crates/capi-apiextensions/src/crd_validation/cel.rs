@@ -76,7 +76,7 @@ pub enum CelVerdict {
 }
 
 /// Judges the CEL rules of a CRD as the API server compiles them: the one place a CEL
-/// compiler plugs into the model (see the [module documentation](self)). Any
+/// compiler plugs into the model, through [`crate::crd_validity_with`]. Any
 /// `Fn(&CelRule) -> CelVerdict` is one.
 pub trait RuleJudge {
     /// The verdict on one rule that passed the static checks.

@@ -5,8 +5,8 @@
 //! Covered: `type`, `format` (the type side: `int32`, `int64`), `nullable`, `enum`,
 //! `minLength`/`maxLength`/`pattern`, `minimum`/`maximum` (and exclusive), `minItems`/`maxItems`,
 //! `minProperties`/`maxProperties`, `properties`, `additionalProperties`, `required`, and
-//! `x-kubernetes-list-type` `set`/`map`, `multipleOf` ([`multiple_of`]) and the string formats
-//! `date-time`, `duration` and `byte` ([`format`]). Not covered, because the MachinePool
+//! `x-kubernetes-list-type` `set`/`map`, `multipleOf` (`multiple_of`) and the string formats
+//! `date-time`, `duration` and `byte` (`format`). Not covered, because the MachinePool
 //! schemas use none of them: the other string formats (`email`, `uri`, ...),
 //! `x-kubernetes-validations` (CEL), embedded resources, and the refusals of
 //! `allOf`/`anyOf`/`oneOf`/`not`. [`Schema::new`] refuses a schema that uses one, so a
