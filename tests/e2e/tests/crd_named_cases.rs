@@ -192,6 +192,16 @@ fn cases() -> Vec<(&'static str, Value)> {
             "default a string under int-or-string",
             json!({"x-kubernetes-int-or-string": true, "default": "25%"}),
         ),
+        (
+            "default a bool under int-or-string with anyOf",
+            json!({"x-kubernetes-int-or-string": true,
+                "anyOf": [{"type": "integer"}, {"type": "string"}], "default": true}),
+        ),
+        (
+            "default a float under int-or-string with anyOf",
+            json!({"x-kubernetes-int-or-string": true,
+                "anyOf": [{"type": "integer"}, {"type": "string"}], "default": 1.5}),
+        ),
     ] {
         case(name, &move |c| {
             c["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]

@@ -446,3 +446,22 @@ fn cel_field_paths() {
         );
     }
 }
+
+/// A default of another type under controller-gen's int-or-string `anyOf`: kube-openapi's
+/// `anyOf` message and the `integer` branch's errors (the server's texts in
+/// tests/e2e/tests/crd_named_cases.rs).
+#[test]
+fn defaults_of_another_type_under_int_or_string() {
+    let mut crd = base();
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["surge"] = json!({"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}], "default": true});
+    let at = format!("{SPEC}.properties[surge].default");
+    assert_eq!(
+        texts(&crd),
+        [
+            format!(r#"{at}: Invalid value: "": "" must validate at least one schema (anyOf)"#),
+            format!(
+                r#"{at}: Invalid value: "boolean":  in body must be of type integer: "boolean""#
+            ),
+        ]
+    );
+}

@@ -92,7 +92,7 @@ pub(super) fn validate(
         return;
     };
     type_check(kind, node, name, out);
-    junctors(schemas, value, node, out);
+    junctors(schemas, value, node, name, out);
     if let Value::String(text) = value {
         string_check(schemas, text, node, name, out);
         format_check(text, node, name, out);
@@ -159,12 +159,29 @@ fn too_many(out: &mut Outcome, name: &str, size: u64, max: u64) {
     ));
 }
 
+/// `anyOf: [{type: integer}, {type: string}]`, as controller-gen writes an int-or-string.
+fn is_int_or_string(any: &[Value]) -> bool {
+    let only_type = |branch: &Value, ty: &str| {
+        branch
+            .as_object()
+            .is_some_and(|b| b.len() == 1 && b.get("type").and_then(Value::as_str) == Some(ty))
+    };
+    matches!(any, [a, b] if only_type(a, "integer") && only_type(b, "string"))
+}
+
 /// kube-openapi's `schemaPropsValidator` (`allOf`, `anyOf`, `oneOf`, `not`), where it adds
 /// nothing: an `anyOf` one branch of which holds, an `allOf` all of which hold, a `oneOf`
-/// exactly one of which holds, a `not` that fails. Any other outcome is refused by the server
+/// exactly one of which holds, a `not` that fails; and an int-or-string `anyOf` that refuses
+/// a value of another type. Any other outcome is refused by the server
 /// with messages chosen by a best-match count this module does not reproduce: it is recorded
 /// as not judged.
-fn junctors(schemas: &Schema, value: &Value, node: &Map<String, Value>, out: &mut Outcome) {
+fn junctors(
+    schemas: &Schema,
+    value: &Value,
+    node: &Map<String, Value>,
+    name: &str,
+    out: &mut Outcome,
+) {
     let holds = |branch: &Value| {
         let mut trial = Outcome::default();
         validate(schemas, value, branch, "", &mut trial);
@@ -175,7 +192,23 @@ fn junctors(schemas: &Schema, value: &Value, node: &Map<String, Value>, out: &mu
     if let Some(any) = branches("anyOf")
         && !any.iter().any(holds)
     {
-        fails.push("anyOf");
+        if is_int_or_string(any) {
+            // Both branches fail on the value's type alone, with the same match count: Go keeps
+            // the first (`integer`) as the best failure, after "must validate at least one
+            // schema".
+            invalid(
+                out,
+                name,
+                BadValue::from(""),
+                format!(
+                    "{} must validate at least one schema (anyOf)",
+                    crate::go_quote(name)
+                ),
+            );
+            validate(schemas, value, &any[0], name, out);
+        } else {
+            fails.push("anyOf");
+        }
     }
     if let Some(all) = branches("allOf")
         && !all.iter().all(holds)
