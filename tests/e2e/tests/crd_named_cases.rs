@@ -1,7 +1,9 @@
 //! The named cases of issue 60 (step 1), each sent to the real API server and judged by the
 //! model: the same causes, field path and message exactly. The CRD's own metadata through
 //! apimachinery's `ObjectMeta` validation, conversion webhook URLs parsed as Go's `net/url`,
-//! `unicode.IsPrint` for deprecation warnings, `$schema`, the CEL `fieldPath` grammar.
+//! `unicode.IsPrint` for deprecation warnings, `$schema`, the CEL `fieldPath` grammar, and
+//! defaults against `format` (`date-time`, `duration`, `byte`), `multipleOf` and
+//! int-or-string.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
