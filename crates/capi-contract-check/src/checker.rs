@@ -12,7 +12,6 @@ use capi_versions::GroupVersion;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
-use crate::api_server::CrdJudge;
 use crate::catalog::{Catalog, CrdFacts};
 use crate::crd::check_crd;
 use crate::input::{CheckOptions, CrdInput, Role};
@@ -22,6 +21,7 @@ use crate::inventory::{
 use crate::report::{Report, SourceRef, Subject, Target};
 use crate::rules;
 use crate::skipped::Skipped;
+use capi_apiextensions::CrdJudge;
 
 /// Checks CRDs and objects as they come; [`Checker::finish`] adds what needs all CRDs (the
 /// template of each pool) and returns the report.
@@ -105,7 +105,7 @@ impl Checker {
     }
 
     /// Has `judge` (a real API server) decide `crd-valid` for every CRD checked, instead of
-    /// this crate's model of the API server's CRD validation (see [`crate::api_server`]).
+    /// this crate's model of the API server's CRD validation (see [`CrdJudge`]).
     #[must_use]
     pub fn with_crd_judge(mut self, judge: impl CrdJudge + 'static) -> Self {
         self.judge = Some(Box::new(judge));

@@ -11,11 +11,11 @@ use capi_contract::naming::crd_name;
 use capi_contract::version::is_kube_like;
 use capi_diagnostics::excerpt::excerpt;
 
-use crate::api_server::CrdJudge;
 use crate::catalog::CrdFacts;
 use crate::input::{CheckOptions, CrdInput, Role};
 use crate::report::{Report, Subject, Target};
 use crate::rules;
+use capi_apiextensions::CrdJudge;
 
 /// A CRD's name, kind and group, as read (empty when absent).
 #[derive(Clone, Copy)]
@@ -51,7 +51,7 @@ pub(crate) fn check_crd(
     let names = Names::of(crd);
     let subject = &facts.subject;
     let contract = opts.only_contract.unwrap_or(Contract::CURRENT);
-    crate::crd_validity::check_crd_valid(report, subject, contract, &input.crd, judge);
+    crate::crd_valid::check_crd_valid(report, subject, contract, &input.crd, judge, opts);
     check_names(report, subject, contract, crd, &names);
     for v in crd.versions() {
         let vname = v.name().unwrap_or_default();

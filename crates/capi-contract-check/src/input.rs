@@ -87,6 +87,10 @@ pub struct CheckOptions {
     /// Accept the temporary v1beta1 compatibility forms (`status.ready`, v1beta1-only labels)
     /// with a deprecation warning; when false they fail.
     pub v1beta1_compat: bool,
+    /// Fail `crd-valid` (a MUST rule) when the API server's validation of a CRD was not
+    /// judged in full (a CEL rule left to the server, a server that gave no verdict), instead
+    /// of reporting it as INFO: for CI that wants the guarantee.
+    pub require_judged: bool,
 }
 
 impl Default for CheckOptions {
@@ -94,6 +98,7 @@ impl Default for CheckOptions {
         Self {
             only_contract: None,
             v1beta1_compat: true,
+            require_judged: false,
         }
     }
 }

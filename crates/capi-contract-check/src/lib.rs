@@ -27,14 +27,13 @@
 #![deny(missing_docs)]
 
 mod advice;
-pub mod api_server;
 pub mod capabilities;
 mod capability_probe;
 mod catalog;
 mod checker;
 pub mod clusterclass;
 mod crd;
-mod crd_validity;
+mod crd_valid;
 pub mod featureset;
 mod input;
 mod inventory;
@@ -49,11 +48,13 @@ mod schema;
 pub mod schema_view;
 mod skipped;
 
-pub use api_server::{CrdJudge, ServerCause, ServerVerdict};
+/// The API server's model and verdicts, from `capi-apiextensions`.
+pub use capi_apiextensions::{
+    CrdJudge, CrdValidity, Refusal, ServerCause, ServerVerdict, crd_validity,
+};
 pub use checker::{Checker, check, check_crds, check_documents};
-pub use crd_validity::{CrdValidity, crd_validity};
 pub use input::{CheckOptions, CrdInput, Role, classify};
 pub use location::{Anchor, Location};
 pub use object::MAX_ITEM_FINDINGS;
 pub use report::{Finding, Outcome, Report, Subject, Target};
-pub use skipped::{NotChecked, Skipped};
+pub use skipped::{NotChecked, Skipped, Unjudged};

@@ -296,6 +296,10 @@ pub struct Report {
     /// What each InfraMachinePool kind read supports (see [`crate::capabilities`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub capabilities: Vec<crate::capabilities::Capability>,
+    /// What of the API server's CRD validation was left not judged, CRD by CRD (empty when
+    /// every CRD was judged in full).
+    #[serde(rename = "notJudged", skip_serializing_if = "Vec::is_empty")]
+    pub unjudged: Vec<crate::skipped::Unjudged>,
 }
 
 /// A finding being recorded: `report.check(&rules::SCOPE, &subject, contract, "spec.scope")`
@@ -392,6 +396,34 @@ impl Report {
     #[must_use]
     pub fn passes(&self) -> bool {
         !self.has_failures()
+    }
+
+    /// How many CRDs were left not judged in full, and how many things in them (CEL rules,
+    /// server verdicts) were left not judged.
+    #[must_use]
+    pub fn unjudged_counts(&self) -> (usize, usize) {
+        let mut crds: Vec<&str> = self.unjudged.iter().map(|u| u.crd.as_str()).collect();
+        crds.sort_unstable();
+        crds.dedup();
+        (crds.len(), self.unjudged.iter().map(|u| u.count).sum())
+    }
+
+    /// What was left not judged, summed over the CRDs: `47 CEL rules (x-kubernetes-validations)
+    /// not compiled here` (empty when everything was judged).
+    #[must_use]
+    pub fn unjudged_summary(&self) -> String {
+        let mut totals: Vec<(&str, usize)> = Vec::new();
+        for u in &self.unjudged {
+            match totals.iter_mut().find(|(what, _)| *what == u.what) {
+                Some((_, n)) => *n += u.count,
+                None => totals.push((&u.what, u.count)),
+            }
+        }
+        totals
+            .iter()
+            .map(|(what, n)| format!("{n} {what}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Number of findings with the outcome.

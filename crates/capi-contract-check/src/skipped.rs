@@ -1,5 +1,6 @@
-//! What a run read but did not check, typed: [`Skipped`] (in `Report::skipped`) and
-//! [`NotChecked`], why a document is not checked as a contract CRD.
+//! What a run read but did not check, typed: [`Skipped`] (in `Report::skipped`),
+//! [`NotChecked`], why a document is not checked as a contract CRD, and [`Unjudged`] (in
+//! `Report::unjudged`), what of the API server's validation of a CRD was left not judged.
 
 use std::fmt;
 
@@ -109,4 +110,17 @@ impl Serialize for Skipped {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
     }
+}
+
+/// Something of the API server's validation of one CRD left not judged (`crd-valid`): the
+/// model left it to the server (a CEL rule), or the server gave no verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Unjudged {
+    /// The CRD's name.
+    pub crd: String,
+    /// What was not judged (`CEL rules (x-kubernetes-validations) not compiled here`).
+    pub what: String,
+    /// How many of it.
+    pub count: usize,
 }

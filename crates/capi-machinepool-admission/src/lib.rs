@@ -1,5 +1,5 @@
 //! What the API server does with a MachinePool before storing it: structural schema
-//! validation of the version sent, conversion to the storage version v1beta2, then upstream's
+//! validation of the version sent (with `capi-apiextensions`, the API server's model), conversion to the storage version v1beta2, then upstream's
 //! defaulting and validating webhook.
 //!
 //! * [`default_machine_pool`] and [`validate_machine_pool`]: upstream's webhook on v1beta2
@@ -24,16 +24,15 @@
 
 #![deny(missing_docs)]
 
-mod field_error;
-mod go_text;
-mod meta;
-pub mod openapi;
 mod pipeline;
 mod unknown_fields;
 
-pub use field_error::{BadValue, FieldError, FieldErrorType};
-pub use go_text::{go_json, go_quote};
-pub use meta::{validate_object_meta, validate_root_meta};
+/// The API server's model (field errors, Go text, `ObjectMeta` and OpenAPI schema
+/// validation), from `capi-apiextensions`.
+pub use capi_apiextensions::{
+    BadValue, FieldError, FieldErrorType, go_json, go_quote, openapi, validate_object_meta,
+    validate_root_meta,
+};
 pub use pipeline::{Admission, AdmissionError, Admitted, Finding, Step};
 pub use unknown_fields::{decode_with_unknown_fields, unknown_fields};
 

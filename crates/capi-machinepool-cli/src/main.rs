@@ -25,7 +25,8 @@ A closed standard output (e.g. `| head`) ends a command quietly.";
 const CHECK_EXIT_CODES: &str = "\
 Exit status:
   0  no MUST rule is violated (WARN and INFO findings do not fail)
-  1  a MUST rule is violated (with --nodes: or a pool's Node matching fails)
+  1  a MUST rule is violated (with --nodes: or a pool's Node matching fails; with
+     --require-judged: or a CRD's validation by the API server was not judged in full)
   2  an input cannot be read, the API server (--server) cannot be asked, or the command line
      is wrong
 A closed standard output (e.g. `| head`) ends the command quietly.";
@@ -243,6 +244,11 @@ enum Command {
         /// supplies both).
         #[arg(long)]
         hide_derive_info: bool,
+        /// Fail `crd-valid` (exit status 1) when a CRD is not judged in full: a CEL rule left
+        /// to the API server, or a server (--server) that gave no verdict. Without it they are
+        /// INFO, and the summary line counts them.
+        #[arg(long)]
+        require_judged: bool,
         /// How directories with a kustomization are rendered: `auto` (`kustomize` on PATH,
         /// else `kubectl kustomize`, else the built-in emulator), `never` (the emulator; what
         /// it does not reproduce exactly is an error) or the path of a kustomize or kubectl
@@ -292,6 +298,7 @@ fn main() -> ExitCode {
             no_v1beta1_compat,
             verbose,
             hide_derive_info,
+            require_judged,
             capabilities,
             kustomize,
             server,
@@ -306,6 +313,7 @@ fn main() -> ExitCode {
                 no_v1beta1_compat,
                 verbose,
                 hide_derive_info,
+                require_judged,
                 capabilities,
                 kustomize,
                 server: server.selected(),

@@ -58,6 +58,8 @@ pub struct ApiServer {
     runtime: tokio::runtime::Runtime,
     client: kube::Client,
     url: String,
+    /// The kubeconfig context used (named in authentication and authorization failures).
+    context: String,
     /// The first error that made a verdict impossible (reported as exit status 2 at the end).
     failure: std::sync::Mutex<Option<String>>,
 }
@@ -66,6 +68,7 @@ impl std::fmt::Debug for ApiServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ApiServer")
             .field("url", &self.url)
+            .field("context", &self.context)
             .finish_non_exhaustive()
     }
 }
@@ -79,15 +82,22 @@ pub enum Answer {
     Refused(Box<kube::core::Status>),
 }
 
+/// What a request asks the server to do, for messages: `create customresourcedefinitions`.
+struct Action<'a> {
+    verb: &'a str,
+    resource: &'a str,
+}
+
 impl ApiServer {
     /// Reads the kubeconfig and asks the server for its version, so that an unreachable or
-    /// misconfigured server is an error before anything is judged.
+    /// misconfigured server, or credentials it refuses, are an error before anything is
+    /// judged.
     pub fn connect(args: &ServerArgs) -> Result<Self, String> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| format!("--server: cannot start the client runtime: {e}"))?;
-        let config = runtime.block_on(config(args))?;
+        let (config, context) = runtime.block_on(config(args))?;
         let url = config.cluster_url.to_string();
         // The client spawns its buffer task: it is built inside the runtime.
         let client = runtime
@@ -97,21 +107,26 @@ impl ApiServer {
             runtime,
             client,
             url,
+            context,
             failure: std::sync::Mutex::new(None),
         };
-        let version = server
-            .request("GET", "/version", Vec::new(), None)
-            .map_err(|e| {
-                format!(
-                    "--server: the API server {} cannot be reached: {e}",
-                    server.url
-                )
-            })?;
-        match version {
-            Answer::Accepted => Ok(server),
-            Answer::Refused(status) => Err(format!(
+        let request = http::Request::get("/version")
+            .body(Vec::new())
+            .map_err(|e| format!("--server: cannot build the request GET /version: {e}"))?;
+        let action = Action {
+            verb: "get",
+            resource: "the server version",
+        };
+        match server.send(request, &action) {
+            Ok(Answer::Accepted) => Ok(server),
+            Ok(Answer::Refused(status)) => Err(format!(
                 "--server: the API server {} answered {} to GET /version: {}",
                 server.url, status.code, status.message
+            )),
+            Err(Failure::Access(reason)) => Err(format!("--server: {reason}")),
+            Err(Failure::Transport(e)) => Err(format!(
+                "--server: the API server {} cannot be reached: {e}",
+                server.url
             )),
         }
     }
@@ -121,59 +136,93 @@ impl ApiServer {
         &self.url
     }
 
-    /// Sends one request; `Err` when no verdict came back (transport error, timeout,
-    /// authentication or authorization refused, server error).
-    pub fn request(
+    /// Sends one request. The reply is read as text and never parsed when it is a success (a
+    /// 2xx is the verdict): a reply of any depth the server writes is read back. `Err` when
+    /// no verdict came back (transport error, timeout, credentials refused, action forbidden,
+    /// server error).
+    fn send(
         &self,
-        method: &str,
-        path: &str,
-        body: Vec<u8>,
-        content_type: Option<&str>,
-    ) -> Result<Answer, String> {
-        let mut builder = http::Request::builder().method(method).uri(path);
-        builder = builder.header(
-            http::header::CONTENT_TYPE,
-            content_type.unwrap_or("application/json"),
-        );
-        let request = builder
-            .body(body)
-            .map_err(|e| format!("cannot build the request {method} {path}: {e}"))?;
+        request: http::Request<Vec<u8>>,
+        action: &Action<'_>,
+    ) -> Result<Answer, Failure> {
+        let (method, path) = (request.method().clone(), request.uri().path().to_owned());
         let sent = self.runtime.block_on(async {
-            tokio::time::timeout(REQUEST_TIMEOUT, self.client.request::<Value>(request)).await
+            tokio::time::timeout(REQUEST_TIMEOUT, self.client.request_text(request)).await
         });
         match sent {
-            Err(_) => Err(format!(
+            Err(_) => Err(Failure::Transport(format!(
                 "{method} {path}: no answer within {}s",
                 REQUEST_TIMEOUT.as_secs()
-            )),
+            ))),
             Ok(Ok(_)) => Ok(Answer::Accepted),
             Ok(Err(kube::Error::Api(status))) if judges(status.code) || status.code == 404 => {
                 Ok(Answer::Refused(status))
             }
-            Ok(Err(kube::Error::Api(status))) => Err(format!(
+            Ok(Err(kube::Error::Api(status))) if status.code == 401 => {
+                Err(Failure::Access(format!(
+                    "unauthorized: the API server refused the credentials of context {} ({} answered 401 to {method} {path}: {})",
+                    self.context, self.url, status.message
+                )))
+            }
+            Ok(Err(kube::Error::Api(status))) if status.code == 403 => {
+                Err(Failure::Access(format!(
+                    "forbidden: the user of context {} cannot {} {} on the API server {} (a dry run needs the same permission as the write; the server says: {})",
+                    self.context, action.verb, action.resource, self.url, status.message
+                )))
+            }
+            Ok(Err(kube::Error::Api(status))) => Err(Failure::Transport(format!(
                 "{method} {path}: {} {}: {}",
                 status.code, status.reason, status.message
-            )),
-            Ok(Err(e)) => Err(format!("{method} {path}: {e}")),
+            ))),
+            Ok(Err(e)) => Err(Failure::Transport(format!("{method} {path}: {e}"))),
         }
     }
 
-    /// Dry-run create of `object` at `path` (a collection URL).
+    /// Dry-run create of `object` at `path` (a collection URL), with kube's `PostParams`.
     pub fn dry_run_create(&self, path: &str, object: &Value) -> Result<Answer, String> {
         let body = serde_json::to_vec(object).map_err(|e| format!("cannot write JSON: {e}"))?;
-        self.request("POST", &format!("{path}?dryRun=All"), body, None)
+        let params = kube::api::PostParams {
+            dry_run: true,
+            field_manager: None,
+        };
+        let request = kube::core::Request::new(path)
+            .create(&params, body)
+            .map_err(|e| format!("cannot build the request POST {path}: {e}"))?;
+        let resource = path.rsplit('/').next().unwrap_or(path);
+        self.send(
+            request,
+            &Action {
+                verb: "create",
+                resource,
+            },
+        )
+        .map_err(Failure::into_reason)
     }
 
-    /// Dry-run server-side apply of `object` at `path` (the object's own URL): how the server
-    /// judges a CRD that is already installed (`kubectl apply --server-side --dry-run=server`).
-    pub fn dry_run_apply(&self, path: &str, object: &Value) -> Result<Answer, String> {
-        let body = serde_json::to_vec(object).map_err(|e| format!("cannot write JSON: {e}"))?;
-        self.request(
-            "PATCH",
-            &format!("{path}?dryRun=All&fieldManager={FIELD_MANAGER}&force=true"),
-            body,
-            Some("application/apply-patch+yaml"),
+    /// Dry-run server-side apply of `object` as `name` under `collection`, with kube's
+    /// `PatchParams`: how the server judges a CRD that is already installed
+    /// (`kubectl apply --server-side --dry-run=server`).
+    pub fn dry_run_apply(
+        &self,
+        collection: &str,
+        name: &str,
+        object: &Value,
+    ) -> Result<Answer, String> {
+        let params = kube::api::PatchParams::apply(FIELD_MANAGER)
+            .force()
+            .dry_run();
+        let request = kube::core::Request::new(collection)
+            .patch(name, &params, &kube::api::Patch::Apply(object))
+            .map_err(|e| format!("cannot build the request PATCH {collection}/{name}: {e}"))?;
+        let resource = collection.rsplit('/').next().unwrap_or(collection);
+        self.send(
+            request,
+            &Action {
+                verb: "patch",
+                resource,
+            },
         )
+        .map_err(Failure::into_reason)
     }
 
     /// The first error that left something unjudged, if any.
@@ -190,6 +239,22 @@ impl ApiServer {
     }
 }
 
+/// Why a request brought back no verdict.
+enum Failure {
+    /// The server refused the credentials (401) or the action (403).
+    Access(String),
+    /// No answer, or an answer that is no verdict (a server error, a proxy's page).
+    Transport(String),
+}
+
+impl Failure {
+    fn into_reason(self) -> String {
+        match self {
+            Self::Access(reason) | Self::Transport(reason) => reason,
+        }
+    }
+}
+
 /// HTTP statuses that are the server's verdict on the object, not a failure to judge it
 /// (`BadRequest`, `AlreadyExists`/`Conflict`, `Invalid`). A 404 is a verdict only where the
 /// caller says so (a namespace that does not exist), not when the resource is not served.
@@ -197,7 +262,9 @@ fn judges(code: u16) -> bool {
     matches!(code, 400 | 409 | 422)
 }
 
-async fn config(args: &ServerArgs) -> Result<kube::Config, String> {
+/// The client configuration, and the name of the context it comes from (`in-cluster` for the
+/// service account).
+async fn config(args: &ServerArgs) -> Result<(kube::Config, String), String> {
     let options = kube::config::KubeConfigOptions {
         context: args.context.clone(),
         ..kube::config::KubeConfigOptions::default()
@@ -217,11 +284,21 @@ async fn config(args: &ServerArgs) -> Result<kube::Config, String> {
     };
     let Some(kubeconfig) = kubeconfig else {
         return kube::Config::incluster()
+            .map(|config| (config, "in-cluster (the service account)".to_owned()))
             .map_err(|e| format!("--server: no kubeconfig or in-cluster configuration: {e}"));
     };
     runs_nothing(&kubeconfig, args.context.as_deref(), args.allow_exec_plugin)?;
+    let context = args
+        .context
+        .clone()
+        .or_else(|| kubeconfig.current_context.clone())
+        .map_or_else(
+            || "(none)".to_owned(),
+            |name| capi_diagnostics::excerpt::excerpt(&name),
+        );
     kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
+        .map(|config| (config, context))
         .map_err(|e| format!("--server: cannot read the kubeconfig: {e}"))
 }
 
@@ -304,7 +381,7 @@ impl CrdJudge for ApiServer {
             && let Some(name) = crd["metadata"]["name"].as_str()
         {
             // Installed already: judged as the update `kubectl apply` would make.
-            answer = self.dry_run_apply(&format!("{CRDS}/{name}"), crd);
+            answer = self.dry_run_apply(CRDS, name, crd);
         }
         match answer {
             Ok(Answer::Accepted) => ServerVerdict::Accepted,

@@ -157,3 +157,39 @@ fn an_unreachable_server_is_exit_2() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("cannot be reached"), "{err}");
 }
+
+/// A schema 60 levels deep: the server accepts it and replies with the CRD, more than 128
+/// JSON levels deep (serde_json's default recursion limit); the reply is read back whatever
+/// its depth, so the verdict is the server's, not exit 2 (issue 60).
+#[test]
+fn a_deep_schema_is_judged_by_the_server() {
+    let Some((server, dir)) = setup() else {
+        return;
+    };
+    let mut crd = dev_machine_pool_crd();
+    let mut node = json!({"type": "string"});
+    for _ in 0..60 {
+        node = json!({"type": "object", "properties": {"next": node}});
+    }
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["deep"] =
+        node;
+    crd["metadata"]["name"] = json!("deepmachinepools.infrastructure.cluster.x-k8s.io");
+    crd["spec"]["names"]["plural"] = json!("deepmachinepools");
+    crd["spec"]["names"]["singular"] = json!("deepmachinepool");
+    crd["spec"]["names"]["kind"] = json!("DeepMachinePool");
+    crd["spec"]["names"]["listKind"] = json!("DeepMachinePoolList");
+    let file = dir.path().join("deep.json");
+    std::fs::write(&file, serde_json::to_string(&crd).unwrap()).unwrap();
+    let (code, out, err) = run(cli()
+        .args(["check", "--verbose", "--server", "--kubeconfig"])
+        .arg(dir.path().join("kubeconfig"))
+        .arg(&file));
+    assert_ne!(code, 2, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "the API server {}/ accepts it (server-side dry run)",
+            server.endpoint.server
+        )),
+        "{out}{err}"
+    );
+}

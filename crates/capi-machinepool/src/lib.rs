@@ -137,6 +137,11 @@ pub use capi_machinepool_status as status;
 #[cfg(feature = "rollout")]
 pub use capi_machinepool_rollout as rollout;
 
+/// The API server's model: CRD and custom-resource validation, `FieldError` (crate
+/// `capi-apiextensions`).
+#[cfg(feature = "apiextensions")]
+pub use capi_apiextensions as apiextensions;
+
 /// Defaulting and validation (crate `capi-machinepool-admission`).
 #[cfg(feature = "admission")]
 pub use capi_machinepool_admission as admission;

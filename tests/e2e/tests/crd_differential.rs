@@ -1,7 +1,7 @@
 //! The generated differential of CRD validity: real CRDs (the fixtures' provider CRDs the
 //! server accepts) mutated across every rule family of `docs/crd-validation.md`, each mutant
 //! sent to the real `apiextensions-apiserver` (`dryRun=All`, nothing stored) and to the model
-//! (`capi_contract_check::crd_validity`). Required, case by case:
+//! (`capi_apiextensions::crd_validity`, re-exported by the contract checker). Required, case by case:
 //!
 //! - the server refuses <=> the model refuses, with the **same set of causes**: field path
 //!   and message as the server prints them (where the server prints the Go dump of an
@@ -13,7 +13,7 @@
 //!
 //! Cases are drawn by proptest from a fixed seed (reproducible in CI); every disagreement is
 //! printed with its mutant. Fixed disagreements are kept as unit tests of the model
-//! (`crates/capi-contract-check/src/crd_validity/tests.rs`).
+//! (`crates/capi-apiextensions/src/crd_validation/tests.rs`).
 #![allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
 
 use std::collections::BTreeSet;
@@ -589,11 +589,11 @@ fn generated_mutants_are_judged_as_the_api_server_judges_them() {
             let ours: BTreeSet<Cause> = model
                 .refusals
                 .iter()
-                .map(|(p, m)| {
-                    if m.starts_with("cannot be decoded") {
+                .map(|r| {
+                    if matches!(r, capi_contract_check::Refusal::Undecodable { .. }) {
                         ("<decoding>".to_owned(), "cannot be decoded".to_owned())
                     } else {
-                        normalized((p.clone(), m.clone()))
+                        normalized((r.field().to_owned(), r.message()))
                     }
                 })
                 .collect();
@@ -642,7 +642,11 @@ fn every_pattern_of_the_family_is_judged_as_the_api_server_judges_it() {
             continue;
         }
         judged += 1;
-        let ours: BTreeSet<Cause> = model.refusals.iter().cloned().map(normalized).collect();
+        let ours: BTreeSet<Cause> = model
+            .refusals
+            .iter()
+            .map(|r| normalized((r.field().to_owned(), r.message())))
+            .collect();
         match server {
             None => assert!(
                 ours.is_empty(),

@@ -9,7 +9,7 @@ use crate::report::{Outcome, Report};
 /// document, line and kustomization field) when a kustomization set the value at its path.
 #[must_use]
 pub fn json(report: &Report) -> String {
-    let value = json!({
+    let mut value = json!({
         "summary": {
             "fail": report.count(Outcome::Fail),
             "warn": report.count(Outcome::Warn),
@@ -20,6 +20,11 @@ pub fn json(report: &Report) -> String {
         "findings": report.findings,
         "skipped": report.skipped,
     });
+    // What was left not judged, CRD by CRD: only when there is some (older readers see the
+    // same document otherwise).
+    if !report.unjudged.is_empty() {
+        value["notJudged"] = json!(report.unjudged);
+    }
     // A report of strings and numbers always serializes.
     let mut text =
         serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));

@@ -28,7 +28,7 @@ pub fn text(report: &Report, verbose: bool) -> String {
     } else {
         "OK (no MUST rule violated)"
     };
-    let _ = writeln!(
+    let _ = write!(
         out,
         "\n{} fail, {} warn, {} info, {} pass: {verdict}",
         report.count(Outcome::Fail),
@@ -36,6 +36,17 @@ pub fn text(report: &Report, verbose: bool) -> String {
         report.count(Outcome::Info),
         report.count(Outcome::Pass)
     );
+    let (crds, _) = report.unjudged_counts();
+    if crds > 0 {
+        let _ = write!(
+            out,
+            "; not judged in full: {crds} {} ({}): `--server` has the API server judge {}, `--require-judged` fails on it",
+            if crds == 1 { "CRD" } else { "CRDs" },
+            report.unjudged_summary(),
+            if crds == 1 { "it" } else { "them" },
+        );
+    }
+    out.push('\n');
     out
 }
 

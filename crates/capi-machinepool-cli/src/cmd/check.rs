@@ -26,6 +26,8 @@ pub struct Args {
     pub verbose: bool,
     /// `--hide-derive-info`: [`Report::without_derive_info`].
     pub hide_derive_info: bool,
+    /// `--require-judged`: [`CheckOptions::require_judged`].
+    pub require_judged: bool,
     pub capabilities: bool,
     /// `--kustomize`.
     pub kustomize: crate::render::Mode,
@@ -218,6 +220,7 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     let opts = CheckOptions {
         only_contract: args.only_contract,
         v1beta1_compat: !args.no_v1beta1_compat,
+        require_judged: args.require_judged,
     };
     let mut checker = Checker::new(opts);
     let judge = match &args.server {

@@ -12,7 +12,11 @@ fn is_dns1035_label(s: &str) -> bool {
 fn is_dns1123_subdomain(s: &str) -> bool {
     dns1123_subdomain_problem(s).is_none()
 }
-use super::validate;
+
+/// The model with CEL rules left not judged.
+fn validate(crd: &Value) -> super::Refusals {
+    super::validate(crd, &super::cel::NotJudged)
+}
 
 /// A CRD the server accepts (one version, status subresource), to mutate.
 fn base() -> Value {
@@ -35,7 +39,11 @@ fn base() -> Value {
 }
 
 fn paths(crd: &Value) -> Vec<String> {
-    validate(crd).errors.into_iter().map(|(p, _)| p).collect()
+    validate(crd)
+        .errors
+        .iter()
+        .map(|r| r.field().to_owned())
+        .collect()
 }
 
 const SPEC: &str = "spec.validation.openAPIV3Schema.properties[spec]";
@@ -95,11 +103,14 @@ fn a_default_its_own_schema_refuses() {
         json!({"type": "string", "minLength": 1, "default": ""});
     let errors = validate(&crd).errors;
     assert_eq!(errors.len(), 1, "{errors:?}");
-    assert_eq!(errors[0].0, format!("{SPEC}.properties[reason].default"));
+    assert_eq!(
+        errors[0].field(),
+        format!("{SPEC}.properties[reason].default")
+    );
     // As the real server printed it in tests/e2e/tests/crd_differential.rs (kube-openapi
     // names the default "", hence two spaces before "in body").
     assert_eq!(
-        errors[0].1,
+        errors[0].message(),
         r#"Invalid value: "":  in body should be at least 1 chars long"#
     );
     // An unknown field in an object default (pruning).
@@ -307,6 +318,150 @@ fn names_and_metadata() {
             "metadata.name",
             "spec.versions[0].deprecationWarning",
             "spec.names.listKind"
+        ]
+    );
+}
+
+/// The full texts of `validate`'s errors, `path: message`.
+fn texts(crd: &Value) -> Vec<String> {
+    validate(crd)
+        .errors
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// The CRD's own metadata goes through apimachinery's `ObjectMeta` validation, as for any
+/// cluster-scoped object (issue 60; the server's texts in tests/e2e/tests/crd_named_cases.rs).
+#[test]
+fn the_crds_own_metadata() {
+    let mut crd = base();
+    crd["metadata"]["labels"] = json!({"a/b/c": "x", "ok": "y".repeat(64)});
+    crd["metadata"]["finalizers"] = json!(["bad finalizer"]);
+    crd["metadata"]["namespace"] = json!("default");
+    assert_eq!(
+        paths(&crd),
+        [
+            "metadata.namespace",
+            "metadata.labels",
+            "metadata.labels",
+            "metadata.finalizers"
+        ]
+    );
+    let mut crd = base();
+    crd["metadata"]["annotations"] = json!({"big": "x".repeat(262_142)});
+    assert_eq!(
+        texts(&crd),
+        ["metadata.annotations: Too long: may not be more than 262144 bytes"]
+    );
+    crd["metadata"]["annotations"] = json!({"big": "x".repeat(262_141)});
+    assert!(texts(&crd).is_empty());
+}
+
+/// Webhook URLs as Go's `net/url.Parse` reads them: the scheme lowercased, a space in the host
+/// and a bad escape refused with Go's text.
+#[test]
+fn webhook_urls_as_go_parses_them() {
+    let with_url = |url: &str| {
+        let mut crd = base();
+        crd["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
+            "conversionReviewVersions": ["v1"], "clientConfig": {"url": url}}});
+        texts(&crd)
+    };
+    assert!(with_url("HTTPS://example.com/convert").is_empty());
+    assert_eq!(
+        with_url("https://exa mple.com/"),
+        [
+            r#"spec.conversion.webhookClientConfig.url: Required value: url must be a valid URL: parse "https://exa mple.com/": invalid character " " in host name; desired format: https://host[/path]"#
+        ]
+    );
+    assert_eq!(
+        with_url("https://example.com/a%zz"),
+        [
+            r#"spec.conversion.webhookClientConfig.url: Required value: url must be a valid URL: parse "https://example.com/a%zz": invalid URL escape "%zz"; desired format: https://host[/path]"#
+        ]
+    );
+}
+
+/// A deprecation warning is checked rune by rune with Go's `unicode.IsPrint`: a no-break space
+/// is not printable.
+#[test]
+fn deprecation_warnings_are_printable() {
+    let mut crd = base();
+    crd["spec"]["versions"][0]["deprecated"] = json!(true);
+    crd["spec"]["versions"][0]["deprecationWarning"] = json!("old\u{a0}version");
+    assert_eq!(
+        texts(&crd),
+        [
+            "spec.versions[0].deprecationWarning: Invalid value: \"old\u{a0}version\": must only contain printable UTF-8 characters; non-printable character found at index 3"
+        ]
+    );
+}
+
+/// `$schema` makes `NewStructural` fail: refused at the schema, when nothing else is.
+#[test]
+fn dollar_schema_is_not_supported() {
+    let mut crd = base();
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["$schema"] =
+        json!("http://json-schema.org/draft-04/schema#");
+    assert_eq!(
+        texts(&crd),
+        [
+            r#"spec.validation.openAPIV3Schema: Invalid value: "": OpenAPIV3Schema 'schema' is not supported"#
+        ]
+    );
+}
+
+/// `ValidFieldPath`: properties by `.name` or `['name']`, map keys, no list index.
+#[test]
+fn cel_field_paths() {
+    let with_path = |path: &str| {
+        let mut crd = base();
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+            ["map"] = json!({"type": "object", "additionalProperties": {"type": "string"}});
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] =
+            json!([{"rule": "true", "fieldPath": path}]);
+        paths(&crd)
+    };
+    for ok in [
+        ".providerIDList",
+        "['providerIDList']",
+        ".map.x",
+        ".map['a.b']",
+    ] {
+        assert!(with_path(ok).is_empty(), "{ok}");
+    }
+    for bad in [
+        ".providerIDList[0]",
+        ".nope",
+        "providerIDList",
+        ".map.",
+        "['x",
+        ".map['\\q']",
+    ] {
+        assert_eq!(
+            with_path(bad),
+            [format!("{SPEC}.x-kubernetes-validations[0].fieldPath")],
+            "{bad}"
+        );
+    }
+}
+
+/// A default of another type under controller-gen's int-or-string `anyOf`: kube-openapi's
+/// `anyOf` message and the `integer` branch's errors (the server's texts in
+/// tests/e2e/tests/crd_named_cases.rs).
+#[test]
+fn defaults_of_another_type_under_int_or_string() {
+    let mut crd = base();
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["surge"] = json!({"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}], "default": true});
+    let at = format!("{SPEC}.properties[surge].default");
+    assert_eq!(
+        texts(&crd),
+        [
+            format!(r#"{at}: Invalid value: "": "" must validate at least one schema (anyOf)"#),
+            format!(
+                r#"{at}: Invalid value: "boolean":  in body must be of type integer: "boolean""#
+            ),
         ]
     );
 }

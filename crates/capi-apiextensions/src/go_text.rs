@@ -33,7 +33,10 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
-fn is_print(c: char) -> bool {
+/// Go's `unicode.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space
+/// (so not U+00A0, a no-break space); unassigned code points count as printable here (see
+/// [`go_quote`]).
+pub(crate) fn is_print(c: char) -> bool {
     if c == ' ' {
         return true;
     }
@@ -209,7 +212,7 @@ mod json_tests {
 
 /// Go's `%v` of a decoded JSON value (`map[a:1 b:[x y]]`, `<nil>`, strings bare).
 #[must_use]
-pub(crate) fn go_v(value: &serde_json::Value) -> String {
+pub fn go_v(value: &serde_json::Value) -> String {
     use serde_json::Value;
     match value {
         Value::Null => "<nil>".into(),
@@ -237,7 +240,7 @@ pub(crate) fn go_v(value: &serde_json::Value) -> String {
 
 /// Go's `%T` of a decoded JSON value.
 #[must_use]
-pub(crate) fn go_type(value: &serde_json::Value) -> &'static str {
+pub fn go_type(value: &serde_json::Value) -> &'static str {
     use serde_json::Value;
     match value {
         Value::Null => "<nil>",

@@ -1,17 +1,14 @@
-//! The API server's own verdict on a CRD, injected into the checker.
+//! The API server's own verdict on a CRD, for callers that have one.
 //!
-//! The checker's model of CRD validation ([`crate::rules::CRD_VALID`], documented rule by rule
-//! in `docs/crd-validation.md`) judges what it can without an API server and says what it did
-//! not judge. When the user has a real API server (a kind cluster in provider CI, a
-//! kubeconfig), a [`CrdJudge`] hands the CRD to it instead: `crd-valid` then reports the
-//! server's answer, cause by cause, and nothing of the model's.
-//!
-//! The library holds no HTTP client: the command line (`check --server`) implements
-//! [`CrdJudge`] with a kube client doing a server-side dry-run create, and a provider's own
-//! tests can do the same with theirs.
+//! The model of CRD validation ([`crate::crd_validity`]) judges what it can without an API
+//! server and says what it did not judge. When the user has a real API server (a kind cluster
+//! in provider CI, a kubeconfig), a [`CrdJudge`] hands the CRD to it instead. This crate holds
+//! no HTTP client: the command line (`check --server`) implements [`CrdJudge`] with a kube
+//! client doing a server-side dry-run create, and a provider's own tests can do the same with
+//! theirs.
 //!
 //! ```
-//! use capi_contract_check::{CheckOptions, Checker, CrdJudge, ServerCause, ServerVerdict};
+//! use capi_apiextensions::{CrdJudge, ServerCause, ServerVerdict};
 //! use serde_json::Value;
 //!
 //! #[derive(Debug)]
@@ -30,18 +27,8 @@
 //!         }
 //!     }
 //! }
-//!
-//! let mut checker = Checker::new(CheckOptions::default()).with_crd_judge(RefuseEverything);
-//! checker.add_crd(&serde_json::json!({
-//!     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-//!     "metadata": {"name": "foomachinepools.x"},
-//!     "spec": {"group": "x", "scope": "Namespaced",
-//!         "names": {"kind": "FooMachinePool", "plural": "foomachinepools"}, "versions": []}
-//! }).into());
-//! let report = checker.finish();
-//! let refusal = report.findings_of("crd-valid")[0];
-//! assert_eq!(refusal.path, "spec.group");
-//! assert!(refusal.message.starts_with("a test server refuses it: Invalid value"));
+//! let verdict = RefuseEverything.judge(&serde_json::json!({}));
+//! assert!(matches!(verdict, ServerVerdict::Refused { causes, .. } if causes[0].field == "spec.group"));
 //! ```
 
 use std::fmt;
@@ -79,7 +66,7 @@ pub enum ServerVerdict {
 }
 
 /// Hands a CRD to an API server and returns its verdict. Implemented by the command line with
-/// a kube client; see the [module documentation](self).
+/// a kube client.
 pub trait CrdJudge: fmt::Debug {
     /// Which server judges, for messages (`the API server https://127.0.0.1:6443`).
     fn server(&self) -> String;

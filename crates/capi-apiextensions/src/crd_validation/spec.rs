@@ -12,7 +12,9 @@ use std::collections::BTreeSet;
 use capi_machinepool_api::apimachinery;
 use serde_json::Value;
 
-use super::{Bad, Layout, Refusals, json_kind, versions};
+use crate::BadValue;
+
+use super::{Layout, Refusal, Refusals, json_kind, versions};
 
 /// What `IsDNS1035Label` finds wrong with `s`, its messages joined as the server joins them
 /// (`strings.Join(errs, ",")`); `None` when `s` is a label.
@@ -59,7 +61,7 @@ pub(super) fn validate(crd: &Value, layout: &Layout, r: &mut Refusals) {
     if spec["preserveUnknownFields"] == Value::Bool(true) {
         r.invalid(
             "spec.preserveUnknownFields",
-            &Bad::Json(&Value::Bool(true)),
+            Value::Bool(true),
             "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
         );
     }
@@ -81,8 +83,18 @@ fn metadata(crd: &Value, r: &mut Refusals) {
             details.push("must be spec.names.plural+\".\"+spec.group".to_owned());
         }
         for detail in details {
-            r.invalid("metadata.name", &Bad::Str(name), &detail);
+            r.invalid("metadata.name", name, &detail);
         }
+    }
+    // The rest of `ValidateObjectMeta`, as for any cluster-scoped object.
+    if crd["metadata"]["namespace"]
+        .as_str()
+        .is_some_and(|ns| !ns.is_empty())
+    {
+        r.forbidden("metadata.namespace", "not allowed on this type");
+    }
+    for e in crate::validate_meta_entries(&crd["metadata"]) {
+        r.push(e);
     }
     let group = spec["group"].as_str().unwrap_or_default();
     if is_protected_group(group) {
@@ -91,14 +103,14 @@ fn metadata(crd: &Value, r: &mut Refusals) {
         match crd["metadata"]["annotations"][key].as_str() {
             None => r.required(
                 path,
-                &format!("protected groups must have approval annotation \"{key}\", see https://github.com/kubernetes/enhancements/pull/1111"),
+                format!("protected groups must have approval annotation \"{key}\", see https://github.com/kubernetes/enhancements/pull/1111"),
             ),
             Some(v) if v.starts_with("unapproved") => {}
             Some(v) if url_ok(v) => {}
             Some(v) => r.invalid(
                 path,
-                &Bad::Str(v),
-                &format!("protected groups must have approval annotation \"{key}\" with either a URL or a reason starting with \"unapproved\", see https://github.com/kubernetes/enhancements/pull/1111"),
+                v,
+                format!("protected groups must have approval annotation \"{key}\" with either a URL or a reason starting with \"unapproved\", see https://github.com/kubernetes/enhancements/pull/1111"),
             ),
         }
     }
@@ -114,12 +126,10 @@ fn group_and_scope(spec: &Value, r: &mut Refusals) {
     let group = spec["group"].as_str().unwrap_or_default();
     match (group, dns1123_subdomain_problem(group)) {
         ("", _) => r.required("spec.group", ""),
-        (g, Some(problem)) => r.invalid("spec.group", &Bad::Str(g), &problem),
-        (g, None) if !g.contains('.') => r.invalid(
-            "spec.group",
-            &Bad::Str(g),
-            "should be a domain with at least one dot",
-        ),
+        (g, Some(problem)) => r.invalid("spec.group", g, &problem),
+        (g, None) if !g.contains('.') => {
+            r.invalid("spec.group", g, "should be a domain with at least one dot")
+        }
         _ => {}
     }
     match spec["scope"].as_str().unwrap_or_default() {
@@ -134,13 +144,13 @@ fn group_and_scope(spec: &Value, r: &mut Refusals) {
 fn versions_list<'a>(spec: &'a Value, r: &mut Refusals) -> (Option<&'a str>, usize) {
     let list = versions(spec);
     if !spec["versions"].is_array() && !spec["versions"].is_null() {
-        r.push(
-            "spec.versions",
-            format!(
+        r.push(Refusal::Undecodable {
+            path: "spec.versions".to_owned(),
+            problem: format!(
                 "cannot unmarshal {} into a list of versions",
                 json_kind(&spec["versions"])
             ),
-        );
+        });
     }
     let mut storage = (None, 0);
     let mut seen = BTreeSet::new();
@@ -150,9 +160,9 @@ fn versions_list<'a>(spec: &'a Value, r: &mut Refusals) -> (Option<&'a str>, usi
         // `served` and `storage` must be set (wrong JSON types are refused by `decoding`).
         for flag in ["served", "storage"] {
             if v[flag].is_null() {
-                r.push(
+                r.required(
                     format!("{at}.{flag}"),
-                    "Required value: a boolean (the API server's decoder needs `true` or `false`)",
+                    "a boolean (the API server's decoder needs `true` or `false`)",
                 );
             }
         }
@@ -167,27 +177,23 @@ fn versions_list<'a>(spec: &'a Value, r: &mut Refusals) -> (Option<&'a str>, usi
             unique = false;
         }
         if let Some(problem) = dns1035_problem(name) {
-            r.invalid(format!("{at}.name"), &Bad::Str(name), &problem);
+            r.invalid(format!("{at}.name"), name, &problem);
             // The v1 conversion copies the first version's name to the internal
             // `spec.version`, which is validated again (validation.go lines 485-492).
             if i == 0 {
-                r.invalid("spec.version", &Bad::Str(name), &problem);
+                r.invalid("spec.version", name, &problem);
             }
         }
         deprecation_warning(v, &at, r);
     }
     let all = &spec["versions"];
     if !unique {
-        r.invalid(
-            "spec.versions",
-            &Bad::Json(all),
-            "must contain unique version names",
-        );
+        r.invalid("spec.versions", all, "must contain unique version names");
     }
     if storage.1 != 1 {
         r.invalid(
             "spec.versions",
-            &Bad::Json(all),
+            all,
             "must have exactly one version marked as storage version",
         );
     }
@@ -200,25 +206,33 @@ fn deprecation_warning(v: &Value, at: &str, r: &mut Refusals) {
         return;
     };
     let path = format!("{at}.deprecationWarning");
+    // The server passes the `*string` itself, which apimachinery prints with `json.Marshal`
+    // (a no-break space stays as it is, where `%q` would escape it).
+    let warning_value = || BadValue::Marshaled(crate::go_json(&Value::from(warning)));
     if v["deprecated"] != Value::Bool(true) {
         r.invalid(
             &path,
-            &Bad::Str(warning),
+            warning_value(),
             "can only be set for deprecated versions",
         );
         return;
     }
     if warning.len() > 256 {
-        r.invalid(&path, &Bad::Str(warning), "must be <= 256 characters long");
+        r.invalid(&path, warning_value(), "must be <= 256 characters long");
     }
     if warning.is_empty() {
-        r.invalid(&path, &Bad::Str(warning), "must not be an empty string");
+        r.invalid(&path, warning_value(), "must not be an empty string");
     }
-    if let Some((i, _)) = warning.char_indices().find(|(_, c)| c.is_control()) {
+    // `unicode.IsPrint`, rune by rune, at the rune's byte index (a control character is never
+    // printable, so Go's second check never speaks first).
+    if let Some((i, _)) = warning
+        .char_indices()
+        .find(|(_, c)| !crate::go_text::is_print(*c))
+    {
         r.invalid(
             &path,
-            &Bad::Str(warning),
-            &format!(
+            warning_value(),
+            format!(
                 "must only contain printable UTF-8 characters; non-printable character found at index {i}"
             ),
         );
@@ -265,14 +279,14 @@ fn names(spec: &Value, r: &mut Refusals) {
             dns1035_problem(value)
         };
         if let Some(problem) = problem {
-            r.invalid(format!("spec.names.{field}"), &Bad::Str(value), &problem);
+            r.invalid(format!("spec.names.{field}"), value, &problem);
         }
     }
     labels(&n["shortNames"], "spec.names.shortNames", r);
     if !kind.is_empty() && kind == list_kind {
         r.invalid(
             "spec.names.listKind",
-            &Bad::Str(&list_kind),
+            &list_kind,
             "kind and listKind may not be the same",
         );
     }
@@ -284,7 +298,7 @@ fn labels(list: &Value, path: &str, r: &mut Refusals) {
     for (i, item) in list.as_array().into_iter().flatten().enumerate() {
         let item = item.as_str().unwrap_or_default();
         if let Some(problem) = dns1035_problem(item) {
-            r.invalid(format!("{path}[{i}]"), &Bad::Str(item), &problem);
+            r.invalid(format!("{path}[{i}]"), item, &problem);
         }
     }
 }
@@ -296,7 +310,7 @@ fn stored_versions(spec: &Value, (first, count): (Option<&str>, usize), r: &mut 
         r.invalid(
             "status.storedVersions",
             // A nil slice in Go: printed as `null`.
-            &Bad::Json(&Value::Null),
+            &Value::Null,
             "must have at least one stored version",
         );
         return;
@@ -308,8 +322,8 @@ fn stored_versions(spec: &Value, (first, count): (Option<&str>, usize), r: &mut 
             if v["storage"] == Value::Bool(true) && name != first {
                 r.invalid(
                     "status.storedVersions",
-                    &Bad::Json(&stored),
-                    &format!("must have the storage version {name}"),
+                    &stored,
+                    format!("must have the storage version {name}"),
                 );
             }
         }

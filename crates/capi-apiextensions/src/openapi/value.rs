@@ -52,7 +52,7 @@ fn str_of<'a>(schema: &'a Map<String, Value>, key: &str) -> &'a str {
     schema.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
-fn invalid(out: &mut Outcome, name: &str, value: BadValue, message: String) {
+pub(super) fn invalid(out: &mut Outcome, name: &str, value: BadValue, message: String) {
     out.errors.push(FieldError::new(
         FieldErrorType::Invalid,
         field(name),
@@ -67,7 +67,7 @@ fn type_error(out: &mut Outcome, name: &str, expected: &str, actual: &str) {
         FieldErrorType::TypeInvalid,
         field(name),
         Some(BadValue::from(actual)),
-        &format!("{name} in body must be of type {expected}: {actual:?}"),
+        format!("{name} in body must be of type {expected}: {actual:?}"),
     ));
 }
 
@@ -92,9 +92,10 @@ pub(super) fn validate(
         return;
     };
     type_check(kind, node, name, out);
-    junctors(schemas, value, node, out);
+    junctors(schemas, value, node, name, out);
     if let Value::String(text) = value {
         string_check(schemas, text, node, name, out);
+        format_check(text, node, name, out);
     }
     if matches!(kind, Kind::Int(_) | Kind::Float(_)) {
         number_check(kind, value, node, name, out);
@@ -154,16 +155,33 @@ fn too_many(out: &mut Outcome, name: &str, size: u64, max: u64) {
         FieldErrorType::TooMany,
         field(name),
         Some(BadValue::Json(size.into())),
-        &format!("must have at most {max} {unit}"),
+        format!("must have at most {max} {unit}"),
     ));
+}
+
+/// `anyOf: [{type: integer}, {type: string}]`, as controller-gen writes an int-or-string.
+fn is_int_or_string(any: &[Value]) -> bool {
+    let only_type = |branch: &Value, ty: &str| {
+        branch
+            .as_object()
+            .is_some_and(|b| b.len() == 1 && b.get("type").and_then(Value::as_str) == Some(ty))
+    };
+    matches!(any, [a, b] if only_type(a, "integer") && only_type(b, "string"))
 }
 
 /// kube-openapi's `schemaPropsValidator` (`allOf`, `anyOf`, `oneOf`, `not`), where it adds
 /// nothing: an `anyOf` one branch of which holds, an `allOf` all of which hold, a `oneOf`
-/// exactly one of which holds, a `not` that fails. Any other outcome is refused by the server
+/// exactly one of which holds, a `not` that fails; and an int-or-string `anyOf` that refuses
+/// a value of another type. Any other outcome is refused by the server
 /// with messages chosen by a best-match count this module does not reproduce: it is recorded
 /// as not judged.
-fn junctors(schemas: &Schema, value: &Value, node: &Map<String, Value>, out: &mut Outcome) {
+fn junctors(
+    schemas: &Schema,
+    value: &Value,
+    node: &Map<String, Value>,
+    name: &str,
+    out: &mut Outcome,
+) {
     let holds = |branch: &Value| {
         let mut trial = Outcome::default();
         validate(schemas, value, branch, "", &mut trial);
@@ -174,7 +192,23 @@ fn junctors(schemas: &Schema, value: &Value, node: &Map<String, Value>, out: &mu
     if let Some(any) = branches("anyOf")
         && !any.iter().any(holds)
     {
-        fails.push("anyOf");
+        if is_int_or_string(any) {
+            // Both branches fail on the value's type alone, with the same match count: Go keeps
+            // the first (`integer`) as the best failure, after "must validate at least one
+            // schema".
+            invalid(
+                out,
+                name,
+                BadValue::from(""),
+                format!(
+                    "{} must validate at least one schema (anyOf)",
+                    crate::go_quote(name)
+                ),
+            );
+            validate(schemas, value, &any[0], name, out);
+        } else {
+            fails.push("anyOf");
+        }
     }
     if let Some(all) = branches("allOf")
         && !all.iter().all(holds)
@@ -255,7 +289,7 @@ fn string_check(
         let unit = if max == 1 { "byte" } else { "bytes" };
         out.errors.push(FieldError::too_long(
             field(name),
-            &format!("may not be more than {max} {unit}"),
+            format!("may not be more than {max} {unit}"),
         ));
         return;
     }
@@ -287,8 +321,30 @@ fn string_check(
     }
 }
 
+/// kube-openapi's `formatValidator` on a string of a `type: string` schema: `must be of type
+/// <format>` (the formats reproduced: [`super::format`]).
+fn format_check(text: &str, node: &Map<String, Value>, name: &str, out: &mut Outcome) {
+    let format = str_of(node, "format");
+    if str_of(node, "type") != "string" {
+        return;
+    }
+    if let Some(valid) = super::format::checker(format)
+        && !valid(text)
+    {
+        out.errors.push(FieldError::new(
+            FieldErrorType::TypeInvalid,
+            field(name),
+            Some(BadValue::from(text)),
+            format!(
+                "{name} in body must be of type {format}: {}",
+                crate::go_quote(text)
+            ),
+        ));
+    }
+}
+
 /// kube-openapi's `numberValidator`: the format's range (a plain error, reported at the
-/// root), then minimum and maximum.
+/// root), then `multipleOf`, minimum and maximum.
 fn number_check(
     kind: Kind,
     value: &Value,
@@ -329,6 +385,14 @@ fn number_check(
         Kind::Float(x) => x,
         _ => return,
     };
+    if let Some(factor) = bound("multipleOf") {
+        let int = match kind {
+            Kind::Int(i) => Some(i),
+            _ => None,
+        };
+        let verdict = super::multiple_of::check(int, number, ty, str_of(node, "format"), factor);
+        super::multiple_of::record(verdict, value, name, out);
+    }
     if let Some(min) = bound("minimum") {
         let excl = exclusive("exclusiveMinimum");
         let fails = match kind {
@@ -398,7 +462,7 @@ fn enum_check(value: &Value, node: &Map<String, Value>, name: &str, out: &mut Ou
         FieldErrorType::NotSupported,
         field(name),
         Some(BadValue::Json(value.clone())),
-        &format!("supported values: {}", supported.join(", ")),
+        format!("supported values: {}", supported.join(", ")),
     ));
 }
 

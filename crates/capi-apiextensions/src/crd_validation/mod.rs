@@ -1,5 +1,5 @@
-//! The `crd-valid` rule: what the API server itself refuses in a CRD, checked before any
-//! contract rule, so that `check` never passes a CRD that `kubectl apply` would reject.
+//! What the API server itself refuses in a CRD, so that a checker never passes a CRD that
+//! `kubectl apply` would reject.
 //!
 //! A model of the create-time validation of `apiextensions.k8s.io/v1` CustomResourceDefinitions
 //! in `k8s.io/apiextensions-apiserver` v0.37.2 (the API server the e2e tests run). Every rule
@@ -13,10 +13,14 @@
 //! * [`subresources`]: the scale subresource, printer columns, selectable fields;
 //! * [`schema`]: the OpenAPI schema of each version (structural rules, unsupported keywords,
 //!   list and map types, metadata, the root under the status subresource);
+//! * [`list_types`]: `x-kubernetes-list-type`, `x-kubernetes-map-type`, list map keys;
 //! * [`defaults`]: every `default` validated and pruned against its own schema;
 //! * [`pattern`]: `pattern`s as Go's RE2 compiles them;
-//! * [`cel`]: `x-kubernetes-validations` checks that need no CEL compiler; compiling the rules
-//!   is left to the API server, and said so.
+//! * [`cel`]: `x-kubernetes-validations` checks that need no CEL compiler, and the hook
+//!   ([`RuleJudge`]) through which a CEL compiler judges each rule; without one, the rules are
+//!   left to the API server, and said so.
+//! * [`refusal`]: what the model returns: a [`FieldError`], or a request the server cannot
+//!   decode or read.
 //!
 //! Finding paths are the API server's field paths. The API server validates the internal form
 //! of a CRD: where every version has the same schema (subresources, printer columns, selectable
@@ -24,124 +28,31 @@
 //! (`spec.validation.openAPIV3Schema.properties[spec].type`, not `spec.versions[0].schema...`).
 //! [`Layout`] computes those paths.
 //!
-//! What the model does not judge is never called accepted: `crd-valid` then says what was not
-//! judged (INFO), and `check --server` hands the CRD to a real API server ([`CrdJudge`]).
+//! What the model does not judge is never called accepted: [`CrdValidity::not_judged`] says
+//! what was left to the API server, and a [`crate::CrdJudge`] can hand the CRD to a real one.
 
 mod cel;
 mod conversion;
 mod decoding;
 mod defaults;
+mod list_types;
 mod pattern;
 mod pattern_limits;
+mod refusal;
 mod request_size;
 mod schema;
 mod spec;
 mod subresources;
 
-use std::fmt::Write as _;
-use std::sync::Arc;
+pub use cel::{CelRule, CelVerdict, RuleJudge};
+pub use refusal::Refusal;
 
-use capi_contract::Contract;
-use capi_diagnostics::excerpt::excerpt;
-use capi_machinepool_admission::go_quote;
 use serde_json::Value;
 
-use crate::api_server::{CrdJudge, ServerVerdict};
-use crate::report::{Report, Subject};
-use crate::rules;
+use crate::field_error::{BadValue, FieldError};
 
-/// Where `docs/crd-validation.md` lists the rules (named in messages).
-const TABLE: &str = "docs/crd-validation.md";
-
-/// Checks the CRD `crd` as the API server validates it on create: with a `judge`, the server's
-/// own verdict; else one `crd-valid` finding for each refusal the model finds, and what it did
-/// not judge.
-pub(crate) fn check_crd_valid(
-    report: &mut Report,
-    subject: &Arc<Subject>,
-    contract: Contract,
-    crd: &Value,
-    judge: Option<&dyn CrdJudge>,
-) {
-    if let Some(judge) = judge {
-        server_verdict(report, subject, contract, crd, judge);
-        return;
-    }
-    let refusals = validate(crd);
-    for (path, message) in &refusals.errors {
-        report.check(&rules::CRD_VALID, subject, contract, path).fail(
-            message.clone(),
-            "the API server refuses this CRD: fix the field (see `kubectl apply --dry-run=server`)",
-        );
-    }
-    if !refusals.not_judged.is_empty() {
-        report
-            .check(&rules::CRD_VALID, subject, contract, "spec")
-            .info(
-                format!(
-                    "not judged here: {}; {}",
-                    refusals.not_judged_summary(),
-                    if refusals.errors.is_empty() {
-                        "the rules judged here find nothing to refuse"
-                    } else {
-                        "the API server may refuse more than the failures above"
-                    }
-                ),
-                "`capi-machinepool check --server` has the API server judge them (a dry-run create, nothing stored)",
-            );
-    } else if refusals.errors.is_empty() {
-        report
-            .check(&rules::CRD_VALID, subject, contract, "spec")
-            .pass(format!(
-                "every rule of the API server's CRD validation modelled here ({TABLE}) holds; nothing left unjudged"
-            ));
-    }
-}
-
-/// The server's answer, cause by cause.
-fn server_verdict(
-    report: &mut Report,
-    subject: &Arc<Subject>,
-    contract: Contract,
-    crd: &Value,
-    judge: &dyn CrdJudge,
-) {
-    let server = judge.server();
-    match judge.judge(crd) {
-        ServerVerdict::Accepted => report
-            .check(&rules::CRD_VALID, subject, contract, "spec")
-            .pass(format!("{server} accepts it (server-side dry run)")),
-        ServerVerdict::Refused { message, causes } if causes.is_empty() => report
-            .check(&rules::CRD_VALID, subject, contract, "spec")
-            .fail(
-                format!("{server} refuses it: {message}"),
-                "fix what the server names (`kubectl apply --dry-run=server` shows the same)",
-            ),
-        ServerVerdict::Refused { causes, .. } => {
-            for cause in causes {
-                let path = if cause.field.is_empty() {
-                    "spec".to_owned()
-                } else {
-                    cause.field
-                };
-                report.check(&rules::CRD_VALID, subject, contract, path).fail(
-                    format!("{server} refuses it: {}", cause.message),
-                    "fix the field the server names",
-                );
-            }
-        }
-        ServerVerdict::NotJudged { reason } => report
-            .check(&rules::CRD_VALID, subject, contract, "spec")
-            .info(
-                format!("not judged: {server} gave no verdict ({reason})"),
-                "make the server reachable, and allow a dry-run create of CustomResourceDefinitions",
-            ),
-    }
-}
-
-/// The model's verdict on one CRD, without a contract around it: what the API server's CRD
-/// validation would refuse (`(field path, message)`, as the server reports them), and what
-/// was left to the server (`(what, how many)`; empty when everything was judged).
+/// The model's verdict on one CRD: what the API server's CRD validation would refuse, and
+/// what was left to the server.
 ///
 /// ```
 /// let crd = serde_json::json!({
@@ -153,22 +64,49 @@ fn server_verdict(
 ///             "schema": {"openAPIV3Schema": {"type": "object",
 ///                 "x-kubernetes-validations": [{"rule": "has(self.spec)"}]}}}]}
 /// });
-/// let verdict = capi_contract_check::crd_validity(&crd);
+/// let verdict = capi_apiextensions::crd_validity(&crd);
 /// assert!(verdict.refusals.is_empty());
 /// assert_eq!(verdict.not_judged, [("CEL rules (x-kubernetes-validations) not compiled here".to_owned(), 1)]);
+/// assert_eq!(verdict.not_judged_count(), 1);
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CrdValidity {
-    /// Each refusal: the field path and the message after it.
-    pub refusals: Vec<(String, String)>,
-    /// What was not judged, and how often.
+    /// Each refusal, at the server's field path.
+    pub refusals: Vec<Refusal>,
+    /// What was not judged, and how often (empty when everything was judged).
     pub not_judged: Vec<(String, usize)>,
 }
 
-/// Runs the model of the API server's CRD validation (`docs/crd-validation.md`) on `crd`.
+impl CrdValidity {
+    /// How many things were left not judged (the sum of the counts).
+    #[must_use]
+    pub fn not_judged_count(&self) -> usize {
+        self.not_judged.iter().map(|(_, n)| n).sum()
+    }
+
+    /// What was not judged, as one line (`2 CEL rules ... not compiled here, 1 ...`).
+    #[must_use]
+    pub fn not_judged_summary(&self) -> String {
+        self.not_judged
+            .iter()
+            .map(|(what, n)| format!("{n} {what}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Runs the model of the API server's CRD validation (`docs/crd-validation.md`) on `crd`,
+/// leaving CEL rules not judged.
 #[must_use]
 pub fn crd_validity(crd: &Value) -> CrdValidity {
-    let r = validate(crd);
+    crd_validity_with(crd, &cel::NotJudged)
+}
+
+/// As [`crd_validity`], with `rules` judging each CEL rule (`x-kubernetes-validations`) that
+/// the static checks leave standing.
+#[must_use]
+pub fn crd_validity_with(crd: &Value, rules: &dyn RuleJudge) -> CrdValidity {
+    let r = validate(crd, rules);
     CrdValidity {
         refusals: r.errors,
         not_judged: r
@@ -179,65 +117,53 @@ pub fn crd_validity(crd: &Value) -> CrdValidity {
     }
 }
 
-/// What the model finds in one CRD.
+/// What the model finds in one CRD, while it runs.
 #[derive(Debug, Default)]
 pub(crate) struct Refusals {
-    /// `(field path, message)` of each refusal, messages as the server prints them after the
-    /// path (`Required value: ...`, `Invalid value: "x": ...`).
-    pub(crate) errors: Vec<(String, String)>,
+    /// Each refusal, in the server's order.
+    pub(crate) errors: Vec<Refusal>,
     /// `(what, count)`: what was left to the API server.
     not_judged: Vec<(&'static str, usize)>,
 }
 
 impl Refusals {
-    fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.errors.push((path.into(), message.into()));
+    fn push(&mut self, refusal: impl Into<Refusal>) {
+        self.errors.push(refusal.into());
     }
 
     /// `field.Required(path, detail)`.
-    fn required(&mut self, path: impl Into<String>, detail: &str) {
-        self.push(path, with_detail("Required value", detail));
+    fn required(&mut self, path: impl Into<String>, detail: impl Into<String>) {
+        self.push(FieldError::required(path, detail));
     }
 
     /// `field.Forbidden(path, detail)`.
-    fn forbidden(&mut self, path: impl Into<String>, detail: &str) {
-        self.push(path, with_detail("Forbidden", detail));
+    fn forbidden(&mut self, path: impl Into<String>, detail: impl Into<String>) {
+        self.push(FieldError::forbidden(path, detail));
     }
 
     /// `field.Invalid(path, value, detail)`.
-    fn invalid(&mut self, path: impl Into<String>, value: &Bad<'_>, detail: &str) {
-        self.push(
-            path,
-            with_detail(&format!("Invalid value: {value}"), detail),
-        );
+    fn invalid(
+        &mut self,
+        path: impl Into<String>,
+        value: impl Into<BadValue>,
+        detail: impl Into<String>,
+    ) {
+        self.push(FieldError::invalid(path, value, detail));
     }
 
     /// `field.NotSupported(path, value, supported)`.
     fn not_supported(&mut self, path: impl Into<String>, value: &str, supported: &[&str]) {
-        let mut detail = String::from("supported values: ");
-        for (i, s) in supported.iter().enumerate() {
-            if i > 0 {
-                detail.push_str(", ");
-            }
-            let _ = write!(detail, "{s:?}");
-        }
-        self.push(
-            path,
-            format!("Unsupported value: {}: {detail}", Bad::Str(value)),
-        );
+        self.push(FieldError::not_supported(path, value, supported));
     }
 
     /// `field.Duplicate(path, value)`.
     fn duplicate(&mut self, path: impl Into<String>, value: &str) {
-        self.push(path, format!("Duplicate value: {}", Bad::Str(value)));
+        self.push(FieldError::duplicate(path, value));
     }
 
     /// `field.TooMany(path, actual, max)`.
     fn too_many(&mut self, path: impl Into<String>, actual: usize, max: usize) {
-        self.push(
-            path,
-            format!("Too many: {actual}: must have at most {max} items"),
-        );
+        self.push(FieldError::too_many(path, actual, max));
     }
 
     /// Counts something left to the API server.
@@ -248,42 +174,13 @@ impl Refusals {
         }
     }
 
+    #[cfg(test)]
     fn not_judged_summary(&self) -> String {
         self.not_judged
             .iter()
             .map(|(what, n)| format!("{n} {what}"))
             .collect::<Vec<_>>()
             .join(", ")
-    }
-}
-
-fn with_detail(head: &str, detail: &str) -> String {
-    if detail.is_empty() {
-        head.to_owned()
-    } else {
-        format!("{head}: {detail}")
-    }
-}
-
-/// A bad value as `field.Error` prints it: strings quoted, numbers and booleans bare, other
-/// values as JSON.
-pub(crate) enum Bad<'a> {
-    Str(&'a str),
-    Json(&'a Value),
-}
-
-impl std::fmt::Display for Bad<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            // Go's `%q`, in full, as apimachinery prints a string value.
-            Self::Str(s) => f.write_str(&go_quote(s)),
-            Self::Json(Value::String(s)) => f.write_str(&go_quote(s)),
-            Self::Json(v @ (Value::Number(_) | Value::Bool(_))) => write!(f, "{v}"),
-            Self::Json(v) => {
-                let text = v.to_string();
-                write!(f, "{}", excerpt(&text))
-            }
-        }
     }
 }
 
@@ -300,7 +197,7 @@ pub(crate) fn json_kind(v: &Value) -> &'static str {
 }
 
 /// Runs the model over one CRD.
-pub(crate) fn validate(crd: &Value) -> Refusals {
+pub(crate) fn validate(crd: &Value, rules: &dyn RuleJudge) -> Refusals {
     let mut refusals = Refusals::default();
     if !decoding::decodes(crd, &mut refusals) {
         return refusals;
@@ -308,7 +205,7 @@ pub(crate) fn validate(crd: &Value) -> Refusals {
     request_size::validate(crd, &mut refusals);
     let layout = Layout::of(&crd["spec"]);
     spec::validate(crd, &layout, &mut refusals);
-    schema::validate_all(&crd["spec"], &layout, &mut refusals);
+    schema::validate_all(&crd["spec"], &layout, rules, &mut refusals);
     subresources::validate_all(&crd["spec"], &layout, &mut refusals);
     conversion::validate(&crd["spec"], &mut refusals);
     refusals

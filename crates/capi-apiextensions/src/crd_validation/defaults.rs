@@ -9,9 +9,9 @@
 
 use serde_json::Value;
 
-use capi_machinepool_admission::openapi::{Schema, SchemaOptions, prune_value};
+use crate::openapi::{Schema, SchemaOptions, prune_value};
 
-use super::{Bad, Refusals, is_true};
+use super::{Refusals, is_true};
 
 /// Walks the schema tree from the root (`at`) and checks every default.
 pub(super) fn validate_tree(node: &Value, at: &str, r: &mut Refusals) {
@@ -33,7 +33,7 @@ fn walk(node: &Value, at: &str, inside_meta: bool, root: bool, r: &mut Refusals)
             let mut pruned = default.clone();
             prune_value(&mut pruned, node);
             if pruned != *default {
-                r.invalid(&path, &Bad::Json(default), "must not have unknown fields");
+                r.invalid(&path, default, "must not have unknown fields");
             }
             value_errors(default, node, &path, r);
             if has_cel(node) {
@@ -72,11 +72,11 @@ fn has_cel(node: &Value) -> bool {
 }
 
 /// A default its own schema refuses: kube-openapi's validation as the API server runs it
-/// (`capi_machinepool_admission::openapi`, the validator `validate` uses on MachinePools),
+/// (`crate::openapi`, the validator `validate` uses on MachinePools),
 /// with the server's paths and messages. CEL rules are left out (counted by the caller); a
-/// string the default holds under a `format`, a junctor (`anyOf`...) it fails, or a schema
-/// using keywords that validator does not check (`multipleOf`, embedded resources), leaves the
-/// default not judged.
+/// string the default holds under a `format` other than `date-time`, `duration` and `byte`, a
+/// junctor (`anyOf`...) it fails, a `multipleOf` that is not positive, or a schema using
+/// keywords that validator does not check (embedded resources), leaves the default not judged.
 fn value_errors(value: &Value, schema: &Value, path: &str, r: &mut Refusals) {
     let mut schema = schema.clone();
     without_cel(&mut schema);
@@ -91,18 +91,13 @@ fn value_errors(value: &Value, schema: &Value, path: &str, r: &mut Refusals) {
             }
             let outcome = schema.validate_value(value);
             if !outcome.not_judged.is_empty() {
-                r.not_judged("defaults refused by allOf/anyOf/oneOf/not (messages not reproduced)");
+                r.not_judged("defaults refused by allOf/anyOf/oneOf/not, or under a multipleOf that is not positive (messages not reproduced)");
             }
             for e in outcome.errors {
-                let at = if e.field == "<nil>" {
-                    path.to_owned()
-                } else {
-                    format!("{path}.{}", e.field)
-                };
-                r.push(at, e.detail_text());
+                r.push(e.under(path));
             }
         }
-        Err(_) => r.not_judged("defaults under schemas with multipleOf or embedded resources"),
+        Err(_) => r.not_judged("defaults under schemas with embedded resources"),
     }
 }
 

@@ -191,7 +191,7 @@ fn keyed_lists_report_the_second_occurrence() {
 fn schemas_using_unchecked_keywords_are_refused() {
     for (schema, what) in [
         (
-            spec(json!({"x": {"type": "string", "format": "date-time"}})),
+            spec(json!({"x": {"type": "string", "format": "email"}})),
             "format",
         ),
         (
@@ -203,6 +203,23 @@ fn schemas_using_unchecked_keywords_are_refused() {
         let e = Schema::new(schema).map(|_| ()).unwrap_err();
         assert!(e.to_string().contains(what), "{e}");
     }
+    // The formats and `multipleOf` kube-openapi checks as reproduced here are accepted.
+    let schema = Schema::new(spec(json!({
+        "when": {"type": "string", "format": "date-time"},
+        "step": {"type": "integer", "multipleOf": 5}})))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let errors: Vec<String> = schema
+        .validate(&json!({"spec": {"when": "yesterday", "step": 7}}))
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            r#"spec.step: Invalid value: 7: spec.step in body should be a multiple of 5"#,
+            r#"spec.when: Invalid value: "yesterday": spec.when in body must be of type date-time: "yesterday""#,
+        ]
+    );
 }
 
 /// `structuralpruning.prune` (apiextensions v0.37.2 `pkg/apiserver/schema/pruning/algorithm.go`):

@@ -34,7 +34,7 @@ use crate::{BadValue, FieldError};
 /// Fields of the wrong JSON type are the schema's business and are skipped here.
 ///
 /// ```
-/// let errs = capi_machinepool_admission::validate_root_meta(&serde_json::json!({"name": "Workers_1"}));
+/// let errs = capi_apiextensions::validate_root_meta(&serde_json::json!({"name": "Workers_1"}));
 /// assert_eq!(errs[0].field, "metadata.name");
 /// assert!(errs[0].to_string().starts_with(r#"metadata.name: Invalid value: "Workers_1": a lowercase RFC 1123 subdomain"#));
 /// ```
@@ -73,6 +73,24 @@ pub fn validate_root_meta(meta: &Value) -> Vec<FieldError> {
             errs.push(FieldError::invalid("metadata.namespace", namespace, &msg));
         }
     }
+    errs.extend(validate_meta_entries(meta));
+    errs
+}
+
+/// What apimachinery checks in any object's `metadata` besides its name and namespace
+/// (`validateObjectMetaAccessorWithOptsCommon`), paths under `metadata`: labels and
+/// annotations as [`validate_object_meta`], owner references, finalizers. The API server runs
+/// it on a custom resource ([`validate_root_meta`]) and on a CRD itself alike.
+///
+/// ```
+/// let errs = capi_apiextensions::validate_meta_entries(&serde_json::json!({
+///     "labels": {"a/b/c": "x"}, "finalizers": ["bad finalizer"]}));
+/// assert_eq!(errs[0].field, "metadata.labels");
+/// assert_eq!(errs[1].field, "metadata.finalizers");
+/// ```
+#[must_use]
+pub fn validate_meta_entries(meta: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
     let part =
         serde_json::json!({"labels": meta.get("labels"), "annotations": meta.get("annotations")});
     let part = crate::openapi::without_null_fields(&part);
@@ -81,7 +99,45 @@ pub fn validate_root_meta(meta: &Value) -> Vec<FieldError> {
     }
     errs.extend(owner_reference_errors(meta.get("ownerReferences")));
     errs.extend(finalizer_errors(meta.get("finalizers")));
-    errs
+    errs.into_iter().map(in_bytes).collect()
+}
+
+/// apimachinery v0.37.2 checks label keys and values, annotation keys and finalizers with
+/// `content.IsLabelKey` and `content.IsLabelValue`, whose length limits read "must be no more
+/// than 63 bytes" (Cluster API's webhook, on an older apimachinery, says "characters").
+fn in_bytes(mut e: FieldError) -> FieldError {
+    if let Some(head) = e.detail.strip_suffix(" characters")
+        && let Some((prefix, count)) = head.rsplit_once("must be no more than ")
+        && count.bytes().all(|b| b.is_ascii_digit())
+    {
+        e.detail = format!("{prefix}must be no more than {count} bytes");
+    }
+    e
+}
+
+/// An owner reference as apimachinery prints a list of them (`json.Marshal` of the typed
+/// `OwnerReference`: fields in declaration order, `controller` and `blockOwnerDeletion`
+/// only when set).
+fn marshaled_owner_references(refs: &[Value]) -> BadValue {
+    let items: Vec<String> = refs
+        .iter()
+        .map(|r| {
+            let mut fields: Vec<String> = ["apiVersion", "kind", "name", "uid"]
+                .iter()
+                .map(|k| {
+                    let v = r.get(*k).and_then(Value::as_str).unwrap_or_default();
+                    format!("\"{k}\":{}", crate::go_json(&Value::from(v)))
+                })
+                .collect();
+            for k in ["controller", "blockOwnerDeletion"] {
+                if let Some(b) = r.get(k).and_then(Value::as_bool) {
+                    fields.push(format!("\"{k}\":{b}"));
+                }
+            }
+            format!("{{{}}}", fields.join(","))
+        })
+        .collect();
+    BadValue::Marshaled(format!("[{}]", items.join(",")))
 }
 
 /// apimachinery's `maskTrailingDash`: a generated-name prefix may end with `-`.
@@ -115,12 +171,12 @@ fn owner_reference_errors(refs: Option<&Value>) -> Vec<FieldError> {
         });
         if api_version.is_empty() {
             errs.push(FieldError::required(
-                &format!("{at}.apiVersion"),
+                format!("{at}.apiVersion"),
                 "must not be empty",
             ));
         } else if gv.version.is_empty() {
             errs.push(FieldError::invalid(
-                &format!("{at}.apiVersion"),
+                format!("{at}.apiVersion"),
                 api_version,
                 "must be <group>/<version> or <version>",
             ));
@@ -128,7 +184,7 @@ fn owner_reference_errors(refs: Option<&Value>) -> Vec<FieldError> {
         for key in ["kind", "name", "uid"] {
             if text(key).is_empty() {
                 errs.push(FieldError::required(
-                    &format!("{at}.{key}"),
+                    format!("{at}.{key}"),
                     "must not be empty",
                 ));
             }
@@ -145,8 +201,8 @@ fn owner_reference_errors(refs: Option<&Value>) -> Vec<FieldError> {
             match &controller {
                 Some(first) => errs.push(FieldError::invalid(
                     "metadata.ownerReferences",
-                    BadValue::Json(Value::Array(refs.clone())),
-                    &format!("Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"),
+                    marshaled_owner_references(&refs),
+                    format!("Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"),
                 )),
                 None => controller = Some(current),
             }
@@ -207,7 +263,7 @@ pub fn validate_object_meta(meta: &ObjectMeta, path: &str) -> Vec<FieldError> {
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
         errs.push(FieldError::too_long(
             &annotations_path,
-            &format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+            format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
         ));
     }
     errs

@@ -8,13 +8,13 @@
 //!    references, flags other than `imsU`, unbalanced groups and classes, a trailing
 //!    backslash, a repetition with nothing to repeat, a repeat count over 1000;
 //! 2. Go's size limits on a well-formed pattern (nested repetitions over 1000, a tree higher
-//!    than 1000: [`super::pattern_limits`]);
+//!    than 1000: [`super::pattern_limits`], counted during the same scan);
 //! 3. the `regex` crate (RE2 syntax) compiles what is left. Where it refuses something the
 //!    scan did not explain (`\Q...\E`, `\C`, `{,n}` are Go-only forms), the pattern is **not
 //!    judged** and said so; where it accepts, Go is taken to accept too.
 
-use super::pattern_limits::Limits;
-use super::{Bad, Refusals};
+use super::Refusals;
+use super::pattern_limits::{Limits, Tracker};
 
 /// Refuses `pattern` at `path` when Go would, or counts it as not judged.
 pub(super) fn check(pattern: &str, path: &str, r: &mut Refusals) {
@@ -22,8 +22,8 @@ pub(super) fn check(pattern: &str, path: &str, r: &mut Refusals) {
         Some(Ok(_)) => {}
         Some(Err(reason)) => r.invalid(
             path,
-            &Bad::Str(pattern),
-            &format!(
+            pattern,
+            format!(
                 "must be a valid regular expression, but isn't: error parsing regexp: {reason}"
             ),
         ),
@@ -34,20 +34,16 @@ pub(super) fn check(pattern: &str, path: &str, r: &mut Refusals) {
 /// `Some(Ok(regex))`: Go compiles it, and so did the `regex` crate; `Some(Err(reason))`: Go
 /// refuses it for `reason`; `None`: not known here.
 fn go_compile(pattern: &str) -> Option<Result<regex::Regex, String>> {
-    if let Err(reason) = scan(pattern) {
-        return Some(Err(reason));
+    match limits_of(pattern) {
+        Err(reason) | Ok(Limits::Refused(reason)) => Some(Err(reason)),
+        Ok(Limits::Unknown) => None,
+        Ok(Limits::Within) => regex::Regex::new(pattern).ok().map(Ok),
     }
-    let chars: Vec<char> = pattern.chars().collect();
-    match super::pattern_limits::check(&chars) {
-        Limits::Refused(reason) => return Some(Err(reason)),
-        Limits::Unknown => return None,
-        Limits::Within => {}
-    }
-    regex::Regex::new(pattern).ok().map(Ok)
 }
 
-/// The Go refusals found by reading the pattern once.
-fn scan(p: &str) -> Result<(), String> {
+/// Reads the pattern once: the first syntax refusal of Go's parser, else what Go's size limits
+/// say of it ([`super::pattern_limits`]).
+pub(super) fn limits_of(p: &str) -> Result<Limits, String> {
     let mut scan = Scan {
         pattern: p,
         chars: p.chars().collect(),
@@ -57,6 +53,7 @@ fn scan(p: &str) -> Result<(), String> {
         after_repeat: false,
         lazy: false,
         repeat_start: 0,
+        limits: Tracker::default(),
     };
     while scan.i < scan.chars.len() {
         match scan.chars[scan.i] {
@@ -73,7 +70,7 @@ fn scan(p: &str) -> Result<(), String> {
     if scan.depth > 0 {
         return Err(format!("missing closing ): `{p}`"));
     }
-    Ok(())
+    Ok(scan.limits.verdict(p))
 }
 
 /// Escapes Go refuses after a backslash (Perl's and PCRE's classes and anchors RE2 lacks).
@@ -97,11 +94,20 @@ struct Scan<'a> {
     /// Where the previous repetition operator began: Go quotes from there to the end of the
     /// operator that repeats it (`a???` is refused as `???`, `a*{2}` as `*{2}`).
     repeat_start: usize,
+    /// Go's size limits, counted on the way.
+    limits: Tracker,
 }
 
 impl Scan<'_> {
     /// An item of `len` characters: an atom (`repeatable`) or an alternation bar.
     fn item(&mut self, repeatable: bool, len: usize) {
+        self.limits.item();
+        self.skip(repeatable, len);
+    }
+
+    /// Moves past `len` characters that are no item of the limits (a flag setting, a group's
+    /// closing parenthesis).
+    fn skip(&mut self, repeatable: bool, len: usize) {
         self.repeatable = repeatable;
         self.after_repeat = false;
         self.i += len;
@@ -138,6 +144,7 @@ impl Scan<'_> {
     fn group(&mut self) -> Result<(), String> {
         let i = self.i;
         let mut next = i + 1;
+        let mut capture = true;
         if self.chars.get(i + 1) == Some(&'?') {
             let rest: String = self.chars[i..].iter().take(4).collect();
             if rest.starts_with("(?=") || rest.starts_with("(?!") {
@@ -149,6 +156,7 @@ impl Scan<'_> {
             if rest.starts_with("(?P<") || rest.starts_with("(?<") {
                 next = self.named_group()?;
             } else {
+                capture = false;
                 match self.flags()? {
                     Some(body) => next = body,
                     // `(?flags)`: no group opens.
@@ -157,6 +165,7 @@ impl Scan<'_> {
             }
         }
         self.depth += 1;
+        self.limits.open(capture);
         self.repeatable = false;
         self.after_repeat = false;
         self.i = next;
@@ -193,7 +202,7 @@ impl Scan<'_> {
             match self.chars.get(j) {
                 None => return Err(format!("missing closing ): `{}`", self.pattern)),
                 Some(')') => {
-                    self.item(false, j + 1 - self.i);
+                    self.skip(false, j + 1 - self.i);
                     return Ok(None);
                 }
                 Some(':') => return Ok(Some(j + 1)),
@@ -214,7 +223,8 @@ impl Scan<'_> {
             return Err(format!("unexpected ): `{}`", self.pattern));
         }
         self.depth -= 1;
-        self.item(true, 1);
+        self.limits.close();
+        self.skip(true, 1);
         Ok(())
     }
 
@@ -224,6 +234,7 @@ impl Scan<'_> {
         if self.after_repeat {
             if c == '?' && !self.lazy {
                 self.lazy = true;
+                self.limits.plus_or_question();
                 self.i += 1;
                 return Ok(());
             }
@@ -232,6 +243,11 @@ impl Scan<'_> {
         }
         if !self.repeatable {
             return Err(format!("missing argument to repetition operator: `{c}`"));
+        }
+        if c == '*' {
+            self.limits.star();
+        } else {
+            self.limits.plus_or_question();
         }
         self.repeated(self.i, self.i + 1);
         Ok(())
@@ -254,6 +270,7 @@ impl Scan<'_> {
         if !self.repeatable {
             return Err(format!("missing argument to repetition operator: `{op}`"));
         }
+        self.limits.counted(&op, min, max);
         self.repeated(self.i, end + 1);
         Ok(())
     }
@@ -269,7 +286,7 @@ impl Scan<'_> {
 }
 
 /// The index of the `]` closing the class opened at `start`.
-pub(super) fn class_end(chars: &[char], start: usize) -> Option<usize> {
+fn class_end(chars: &[char], start: usize) -> Option<usize> {
     let mut i = start + 1;
     if chars.get(i) == Some(&'^') {
         i += 1;
@@ -297,7 +314,7 @@ pub(super) fn class_end(chars: &[char], start: usize) -> Option<usize> {
 }
 
 /// A `{n}`, `{n,}` or `{n,m}` at `start`: its end and bounds.
-pub(super) fn repeat(chars: &[char], start: usize) -> Option<(usize, u64, u64)> {
+fn repeat(chars: &[char], start: usize) -> Option<(usize, u64, u64)> {
     let end = start + chars[start..].iter().position(|c| *c == '}')?;
     let inner: String = chars[start + 1..end].iter().collect();
     let (min, max) = match inner.split_once(',') {

@@ -62,7 +62,7 @@ fn walk(path: &str, schema: &Value, value: &Value, out: &mut Vec<FieldError>) {
 fn duplicate(path: &str, index: usize, value: Value, out: &mut Vec<FieldError>) {
     out.push(FieldError::new(
         FieldErrorType::Duplicate,
-        &format!("{path}[{index}]"),
+        format!("{path}[{index}]"),
         Some(BadValue::Json(value)),
         "",
     ));
@@ -92,7 +92,7 @@ fn second_occurrences<'a>(items: impl Iterator<Item = &'a Value>) -> Vec<usize> 
 fn map_list(path: &str, schema: &Value, items: &[Value], out: &mut Vec<FieldError>) {
     if let Some(i) = items.iter().position(|x| !x.is_null() && !x.is_object()) {
         out.push(FieldError::invalid(
-            &format!("{path}[{i}]"),
+            format!("{path}[{i}]"),
             BadValue::Json(items[i].clone()),
             "must be an object for an array of list-type map",
         ));

@@ -1,4 +1,6 @@
-//! Field-path errors in the shape of apimachinery's `field.Error`.
+//! Field-path errors in the shape of apimachinery's `field.Error`
+//! (`k8s.io/apimachinery/pkg/util/validation/field/errors.go`): one type for every finding
+//! of the model, printed as the API server prints it.
 
 use std::fmt;
 
@@ -26,6 +28,8 @@ pub enum FieldErrorType {
     TooLong,
     /// The list or map has too many entries.
     TooMany,
+    /// The server failed to validate (not the value's fault).
+    Internal,
 }
 
 impl FieldErrorType {
@@ -40,6 +44,7 @@ impl FieldErrorType {
             Self::Forbidden => "Forbidden",
             Self::TooLong => "Too long",
             Self::TooMany => "Too many",
+            Self::Internal => "Internal error",
         }
     }
 
@@ -55,6 +60,7 @@ impl FieldErrorType {
             Self::Forbidden => "FieldValueForbidden",
             Self::TooLong => "FieldValueTooLong",
             Self::TooMany => "FieldValueTooMany",
+            Self::Internal => "InternalError",
         }
     }
 }
@@ -69,6 +75,9 @@ pub enum BadValue {
     String(String),
     /// Any JSON value (a string is quoted, numbers and booleans printed bare, the rest as JSON).
     Json(Value),
+    /// A Go value apimachinery prints with `json.Marshal` (a pointer, a typed struct whose
+    /// fields keep their declaration order), already printed so: shown as given.
+    Marshaled(String),
 }
 
 impl From<&str> for BadValue {
@@ -89,6 +98,12 @@ impl From<String> for BadValue {
     }
 }
 
+impl From<&Value> for BadValue {
+    fn from(value: &Value) -> Self {
+        Self::Json(value.clone())
+    }
+}
+
 impl From<Value> for BadValue {
     fn from(value: Value) -> Self {
         Self::Json(value)
@@ -101,7 +116,7 @@ impl BadValue {
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Self::String(s) | Self::Json(Value::String(s)) => Some(s),
-            Self::Json(_) => None,
+            Self::Json(_) | Self::Marshaled(_) => None,
         }
     }
 }
@@ -117,6 +132,7 @@ impl fmt::Display for BadValue {
                 _ => write!(f, "{n}"),
             },
             Self::Json(other) => f.write_str(&go_json(other)),
+            Self::Marshaled(text) => f.write_str(text),
         }
     }
 }
@@ -124,14 +140,15 @@ impl fmt::Display for BadValue {
 /// One validation finding: what is wrong, where, with which value.
 ///
 /// ```
-/// use capi_machinepool_admission::{FieldError, FieldErrorType};
+/// use capi_apiextensions::{FieldError, FieldErrorType};
 /// let e = FieldError::invalid("spec.template.spec.version", "1.2.3", "must start with v");
 /// assert_eq!(e.to_string(), r#"spec.template.spec.version: Invalid value: "1.2.3": must start with v"#);
 /// assert_eq!(e.type_, FieldErrorType::Invalid);
 /// let e = FieldError::new(FieldErrorType::TooMany, "spec.providerIDList", Some(serde_json::json!(5).into()), "must have at most 4 items");
 /// assert_eq!(e.to_string(), "spec.providerIDList: Too many: 5: must have at most 4 items");
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{field}: {}", self.detail_text())]
 pub struct FieldError {
     /// The kind of error.
     pub type_: FieldErrorType,
@@ -146,7 +163,12 @@ pub struct FieldError {
 impl FieldError {
     /// An error of any type.
     #[must_use]
-    pub fn new(type_: FieldErrorType, field: &str, value: Option<BadValue>, detail: &str) -> Self {
+    pub fn new(
+        type_: FieldErrorType,
+        field: impl Into<String>,
+        value: Option<BadValue>,
+        detail: impl Into<String>,
+    ) -> Self {
         Self {
             type_,
             field: field.into(),
@@ -157,26 +179,87 @@ impl FieldError {
 
     /// A `Required` error.
     #[must_use]
-    pub fn required(field: &str, detail: &str) -> Self {
+    pub fn required(field: impl Into<String>, detail: impl Into<String>) -> Self {
         Self::new(FieldErrorType::Required, field, None, detail)
     }
 
     /// An `Invalid` error carrying the bad value.
     #[must_use]
-    pub fn invalid(field: &str, value: impl Into<BadValue>, detail: &str) -> Self {
+    pub fn invalid(
+        field: impl Into<String>,
+        value: impl Into<BadValue>,
+        detail: impl Into<String>,
+    ) -> Self {
         Self::new(FieldErrorType::Invalid, field, Some(value.into()), detail)
     }
 
     /// A `Forbidden` error.
     #[must_use]
-    pub fn forbidden(field: &str, detail: &str) -> Self {
+    pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> Self {
         Self::new(FieldErrorType::Forbidden, field, None, detail)
     }
 
     /// A `TooLong` error.
     #[must_use]
-    pub fn too_long(field: &str, detail: &str) -> Self {
+    pub fn too_long(field: impl Into<String>, detail: impl Into<String>) -> Self {
         Self::new(FieldErrorType::TooLong, field, None, detail)
+    }
+
+    /// A `NotSupported` error: `value` is not one of `supported` (printed as Go quotes them,
+    /// in the order given).
+    #[must_use]
+    pub fn not_supported(
+        field: impl Into<String>,
+        value: impl Into<BadValue>,
+        supported: &[&str],
+    ) -> Self {
+        let quoted: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
+        let detail = if quoted.is_empty() {
+            String::new()
+        } else {
+            format!("supported values: {}", quoted.join(", "))
+        };
+        Self::new(
+            FieldErrorType::NotSupported,
+            field,
+            Some(value.into()),
+            detail,
+        )
+    }
+
+    /// A `Duplicate` error.
+    #[must_use]
+    pub fn duplicate(field: impl Into<String>, value: impl Into<BadValue>) -> Self {
+        Self::new(FieldErrorType::Duplicate, field, Some(value.into()), "")
+    }
+
+    /// A `TooMany` error: `actual` entries where at most `max` are allowed.
+    #[must_use]
+    pub fn too_many(field: impl Into<String>, actual: usize, max: usize) -> Self {
+        Self::new(
+            FieldErrorType::TooMany,
+            field,
+            Some(BadValue::Json(Value::from(actual))),
+            format!("must have at most {max} items"),
+        )
+    }
+
+    /// An `Internal` error (the server could not validate; no value printed).
+    #[must_use]
+    pub fn internal(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(FieldErrorType::Internal, field, None, detail)
+    }
+
+    /// The same error at `prefix.field` (`prefix` alone when the field is the value itself,
+    /// printed `<nil>` by a validator run on a bare value).
+    #[must_use]
+    pub fn under(mut self, prefix: &str) -> Self {
+        self.field = if self.field == "<nil>" {
+            prefix.to_owned()
+        } else {
+            format!("{prefix}.{}", self.field)
+        };
+        self
     }
 
     /// Everything after the field path: `Invalid value: "v1": must start with v`, as
@@ -186,7 +269,10 @@ impl FieldError {
     pub fn detail_text(&self) -> String {
         let shows_value = !matches!(
             self.type_,
-            FieldErrorType::Required | FieldErrorType::Forbidden | FieldErrorType::TooLong
+            FieldErrorType::Required
+                | FieldErrorType::Forbidden
+                | FieldErrorType::TooLong
+                | FieldErrorType::Internal
         );
         let mut out = self.type_.as_str().to_owned();
         if let Some(value) = self.value.as_ref().filter(|_| shows_value) {
@@ -197,12 +283,6 @@ impl FieldError {
             out.push_str(&self.detail);
         }
         out
-    }
-}
-
-impl fmt::Display for FieldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.detail_text())
     }
 }
 

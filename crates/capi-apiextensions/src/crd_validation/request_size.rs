@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::Refusals;
+use super::{Refusal, Refusals};
 
 /// The most bytes the API server reads of a request body.
 pub(super) const MAX_REQUEST_BYTES: usize = 3 * 1024 * 1024;
@@ -19,12 +19,10 @@ pub(super) fn validate(crd: &Value, r: &mut Refusals) {
     let size = go_json_len(crd);
     if size > MAX_REQUEST_BYTES {
         // Not a field's refusal: reported on the CRD's name, as findings about a whole CRD are.
-        r.push(
-            "metadata.name",
-            format!(
-                "Request entity too large: limit is {MAX_REQUEST_BYTES} (the CRD is {size} bytes as JSON; split its versions' schemas or drop descriptions, e.g. controller-gen crd:maxDescLen=0)"
-            ),
-        );
+        r.push(Refusal::TooLarge {
+            size,
+            limit: MAX_REQUEST_BYTES,
+        });
     }
 }
 
@@ -62,7 +60,7 @@ mod tests {
         assert_eq!(r.errors.len(), 1);
         assert!(
             r.errors[0]
-                .1
+                .message()
                 .starts_with("Request entity too large: limit is 3145728")
         );
         // Go writes `<` as `\u003c`: a description of `<` counts 6 bytes each.

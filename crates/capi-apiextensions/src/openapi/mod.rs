@@ -5,15 +5,16 @@
 //! Covered: `type`, `format` (the type side: `int32`, `int64`), `nullable`, `enum`,
 //! `minLength`/`maxLength`/`pattern`, `minimum`/`maximum` (and exclusive), `minItems`/`maxItems`,
 //! `minProperties`/`maxProperties`, `properties`, `additionalProperties`, `required`, and
-//! `x-kubernetes-list-type` `set`/`map`. Not covered, because the MachinePool schemas use
-//! none of them: `multipleOf`, string formats (`date-time` and the others),
+//! `x-kubernetes-list-type` `set`/`map`, `multipleOf` (`multiple_of`) and the string formats
+//! `date-time`, `duration` and `byte` (`format`). Not covered, because the MachinePool
+//! schemas use none of them: the other string formats (`email`, `uri`, ...),
 //! `x-kubernetes-validations` (CEL), embedded resources, and the refusals of
 //! `allOf`/`anyOf`/`oneOf`/`not`. [`Schema::new`] refuses a schema that uses one, so a
 //! verdict is never given on rules not checked; [`Schema::with_options`] accepts formats and
 //! junctors and says, per value, what it did not judge (how `crd-valid` checks defaults).
 //!
 //! ```
-//! use capi_machinepool_admission::openapi::Schema;
+//! use capi_apiextensions::openapi::Schema;
 //! let schema = Schema::new(serde_json::json!({"type": "object", "properties": {
 //!     "spec": {"type": "object", "required": ["name"], "properties": {
 //!         "name": {"type": "string"},
@@ -29,7 +30,9 @@
 //! ]);
 //! ```
 
+mod format;
 mod list_type;
+mod multiple_of;
 mod scale;
 mod value;
 
@@ -47,7 +50,6 @@ const UNSUPPORTED: &[&str] = &[
     "anyOf",
     "oneOf",
     "not",
-    "multipleOf",
     "x-kubernetes-validations",
     "x-kubernetes-embedded-resource",
 ];
@@ -249,7 +251,8 @@ fn prune_node(value: &mut Value, node: Option<&Value>, embedded_resource: bool) 
 /// CustomResourceDefinitions", section "Defaulting and Nullable": "null values for fields that
 /// either don't specify the nullable flag, or give it a false value, will be pruned before
 /// defaulting happens"), and no MachinePool field is nullable. `null` items of lists stay.
-pub(crate) fn without_null_fields(value: &Value) -> Value {
+#[must_use]
+pub fn without_null_fields(value: &Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(
             map.iter()
@@ -303,6 +306,7 @@ fn formats_met(value: &Value, node: &Value, out: &mut Vec<String>) {
             if node.get("type").and_then(Value::as_str) == Some("string")
                 && let Some(format) = node.get("format").and_then(Value::as_str)
                 && !format.is_empty()
+                && format::checker(format).is_none()
                 && !out.iter().any(|f| f == format)
             {
                 out.push(format.to_owned());
@@ -353,6 +357,7 @@ fn scan(
         .unwrap_or_default();
     if map.get("type").and_then(Value::as_str) == Some("string")
         && !format.is_empty()
+        && format::checker(format).is_none()
         && !options.unchecked_string_formats
     {
         return Err(SchemaError::StringFormat {

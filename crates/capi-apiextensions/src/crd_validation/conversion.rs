@@ -11,8 +11,10 @@
 
 use serde_json::Value;
 
+use crate::go_url::GoUrl;
+
+use super::Refusals;
 use super::spec::dns1035_problem;
-use super::{Bad, Refusals};
 
 const AT: &str = "spec.conversion";
 const CLIENT: &str = "spec.conversion.webhookClientConfig";
@@ -78,144 +80,52 @@ fn review_versions(reviews: &Value, r: &mut Refusals) {
     for (i, v) in list.iter().enumerate() {
         let path = format!("{REVIEWS}[{i}]");
         if !seen.insert(*v) {
-            r.invalid(path, &Bad::Str(v), "duplicate version");
+            r.invalid(path, *v, "duplicate version");
             continue;
         }
         if let Some(problem) = dns1035_problem(v) {
-            r.invalid(&path, &Bad::Str(v), &problem);
+            r.invalid(&path, *v, &problem);
         }
         accepted |= matches!(*v, "v1" | "v1beta1");
     }
     if !accepted {
-        r.invalid(
-            REVIEWS,
-            &Bad::Json(reviews),
-            "must include at least one of v1, v1beta1",
-        );
+        r.invalid(REVIEWS, reviews, "must include at least one of v1, v1beta1");
     }
 }
 
-/// `ValidateWebhookURL(path, url, forceHttps=true)`, on the parts Go's `url.Parse` yields.
+/// `ValidateWebhookURL(path, url, forceHttps=true)`, on the parts Go's `url.Parse` yields
+/// ([`crate::go_url`]).
 fn webhook_url(url: &str, r: &mut Refusals) {
     let path = format!("{CLIENT}.url");
-    let parsed = GoUrl::parse(url);
-    let Ok(u) = parsed else {
-        if let Err(reason) = parsed {
-            r.required(
-                path,
-                &format!("url must be a valid URL: parse {url:?}: {reason}{FORM}"),
-            );
+    let u = match GoUrl::parse(url) {
+        Ok(u) => u,
+        Err(reason) => {
+            r.required(path, format!("url must be a valid URL: {reason}{FORM}"));
+            return;
         }
-        return;
     };
     if u.scheme != "https" {
         r.invalid(
             &path,
-            &Bad::Str(u.scheme),
-            &format!("'https' is the only allowed URL scheme{FORM}"),
+            u.scheme,
+            format!("'https' is the only allowed URL scheme{FORM}"),
         );
     }
     if u.host.is_empty() {
-        r.invalid(
-            &path,
-            &Bad::Str(u.host),
-            &format!("host must be specified{FORM}"),
-        );
+        r.invalid(&path, u.host, format!("host must be specified{FORM}"));
     }
     if let Some(user) = u.user {
-        r.invalid(
-            &path,
-            &Bad::Str(user),
-            "user information is not permitted in the URL",
-        );
+        r.invalid(&path, user, "user information is not permitted in the URL");
     }
-    if let Some(fragment) = u.fragment.filter(|f| !f.is_empty()) {
-        r.invalid(
-            &path,
-            &Bad::Str(fragment),
-            "fragments are not permitted in the URL",
-        );
+    if !u.fragment.is_empty() {
+        r.invalid(&path, u.fragment, "fragments are not permitted in the URL");
     }
-    if let Some(query) = u.query.filter(|q| !q.is_empty()) {
+    if !u.query.is_empty() {
         r.invalid(
             &path,
-            &Bad::Str(query),
+            u.query,
             "query parameters are not permitted in the URL",
         );
-    }
-}
-
-/// The parts of a URL as Go's `net/url.Parse` splits them (scheme, user information, host,
-/// query, fragment); parse errors for what Go refuses outright (control characters, a scheme
-/// with invalid characters, a first path segment with a colon, a bad port).
-struct GoUrl<'a> {
-    scheme: &'a str,
-    user: Option<&'a str>,
-    host: &'a str,
-    query: Option<&'a str>,
-    fragment: Option<&'a str>,
-}
-
-impl<'a> GoUrl<'a> {
-    fn parse(raw: &'a str) -> Result<Self, String> {
-        if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
-            return Err("net/url: invalid control character in URL".into());
-        }
-        let (rest, fragment) = match raw.split_once('#') {
-            Some((a, f)) => (a, Some(f)),
-            None => (raw, None),
-        };
-        let (scheme, rest) = match rest.find(':') {
-            Some(0) => return Err("missing protocol scheme".into()),
-            Some(i)
-                if rest[..i]
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')) =>
-            {
-                if !rest.as_bytes()[0].is_ascii_alphabetic() {
-                    return Err("first path segment in URL cannot contain colon".into());
-                }
-                (&rest[..i], &rest[i + 1..])
-            }
-            Some(_) => {
-                let first = rest.split('/').next().unwrap_or_default();
-                if first.contains(':') {
-                    return Err("first path segment in URL cannot contain colon".into());
-                }
-                ("", rest)
-            }
-            None => ("", rest),
-        };
-        let (rest, query) = match rest.split_once('?') {
-            Some((a, q)) => (a, Some(q)),
-            None => (rest, None),
-        };
-        let mut user = None;
-        let mut host = "";
-        if let Some(authority) = rest.strip_prefix("//") {
-            let authority = authority.split('/').next().unwrap_or_default();
-            let hostport = match authority.rsplit_once('@') {
-                Some((u, h)) => {
-                    user = Some(u);
-                    h
-                }
-                None => authority,
-            };
-            if let Some((_, port)) = hostport.rsplit_once(':')
-                && !hostport.ends_with(']')
-                && !port.bytes().all(|b| b.is_ascii_digit())
-            {
-                return Err(format!("invalid port {:?} after host", format!(":{port}")));
-            }
-            host = hostport;
-        }
-        Ok(Self {
-            scheme,
-            user,
-            host,
-            query,
-            fragment,
-        })
     }
 }
 
@@ -235,7 +145,7 @@ fn webhook_service(service: &Value, r: &mut Refusals) {
     if !(1..=65535).contains(&port) {
         r.invalid(
             format!("{at}.port"),
-            &Bad::Json(&Value::from(port)),
+            Value::from(port),
             "port is not valid: must be between 1 and 65535, inclusive",
         );
     }
@@ -247,26 +157,22 @@ fn webhook_service(service: &Value, r: &mut Refusals) {
     }
     let p = format!("{at}.path");
     if path == "//" {
-        r.invalid(p, &Bad::Str(path), "segment[0] may not be empty");
+        r.invalid(p, path, "segment[0] may not be empty");
         return;
     }
     if !path.starts_with('/') {
-        r.invalid(&p, &Bad::Str(path), "must start with a '/'");
+        r.invalid(&p, path, "must start with a '/'");
     }
     let mut check = path.get(1..).unwrap_or_default();
     check = check.strip_suffix('/').unwrap_or(check);
     for (i, step) in check.split('/').enumerate() {
         if step.is_empty() {
-            r.invalid(
-                &p,
-                &Bad::Str(path),
-                &format!("segment[{i}] may not be empty"),
-            );
+            r.invalid(&p, path, format!("segment[{i}] may not be empty"));
             continue;
         }
         // One error per message here (webhook/validation.go ranges over them).
         for failure in capi_machinepool_api::apimachinery::dns1123_subdomain_errors(step) {
-            r.invalid(&p, &Bad::Str(path), &format!("segment[{i}]: {failure}"));
+            r.invalid(&p, path, format!("segment[{i}]: {failure}"));
         }
     }
 }

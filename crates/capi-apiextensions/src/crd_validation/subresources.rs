@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{Bad, Layout, Refusals, versions};
+use super::{Layout, Refusals, versions};
 
 /// `MaxSelectableFields`.
 const MAX_SELECTABLE_FIELDS: usize = 8;
@@ -35,7 +35,7 @@ pub(super) fn validate_all(spec: &Value, layout: &Layout, r: &mut Refusals) {
             } else {
                 "may only be set when validations.schema is included"
             };
-            r.invalid(&place.path, &Bad::Str(""), detail);
+            r.invalid(&place.path, "", detail);
             continue;
         };
         selectable_fields(place.value, schema, &place.path, r);
@@ -74,9 +74,9 @@ fn scale(scale: &Value, at: &str, r: &mut Refusals) {
             "" => r.required(path, ""),
             s => {
                 if let Some(e) = simple_json_path_error(s) {
-                    r.invalid(path, &Bad::Str(s), e);
+                    r.invalid(path, s, e);
                 } else if !s.starts_with(under) {
-                    r.invalid(path, &Bad::Str(s), detail);
+                    r.invalid(path, s, detail);
                 }
             }
         }
@@ -87,11 +87,11 @@ fn scale(scale: &Value, at: &str, r: &mut Refusals) {
     {
         let path = format!("{at}.labelSelectorPath");
         if let Some(e) = simple_json_path_error(s) {
-            r.invalid(path, &Bad::Str(s), e);
+            r.invalid(path, s, e);
         } else if !s.starts_with(".spec.") && !s.starts_with(".status.") {
             r.invalid(
                 path,
-                &Bad::Str(s),
+                s,
                 "should be a json path under either .spec or .status",
             );
         }
@@ -109,12 +109,12 @@ fn printer_column(column: &Value, at: &str, r: &mut Refusals) {
     match text("type") {
         "" => r.required(
             format!("{at}.type"),
-            &format!("must be one of {COLUMN_TYPES}"),
+            format!("must be one of {COLUMN_TYPES}"),
         ),
         t if !COLUMN_TYPES.split(',').any(|c| c == t) => r.invalid(
             format!("{at}.type"),
-            &Bad::Str(t),
-            &format!("must be one of {COLUMN_TYPES}"),
+            t,
+            format!("must be one of {COLUMN_TYPES}"),
         ),
         _ => {}
     }
@@ -122,8 +122,8 @@ fn printer_column(column: &Value, at: &str, r: &mut Refusals) {
     if !format.is_empty() && !COLUMN_FORMATS.split(',').any(|c| c == format) {
         r.invalid(
             format!("{at}.format"),
-            &Bad::Str(format),
-            &format!("must be one of {COLUMN_FORMATS}"),
+            format,
+            format!("must be one of {COLUMN_FORMATS}"),
         );
     }
     // The internal field is `JSONPath`, and so is the path the server reports.
@@ -131,7 +131,7 @@ fn printer_column(column: &Value, at: &str, r: &mut Refusals) {
         "" => r.required(format!("{at}.JSONPath"), ""),
         s => {
             if let Some(e) = simple_json_path_error(s) {
-                r.invalid(format!("{at}.JSONPath"), &Bad::Str(s), e);
+                r.invalid(format!("{at}.JSONPath"), s, e);
             }
         }
     }
@@ -175,20 +175,12 @@ fn selectable_fields(fields: &Value, schema: &Value, at: &str, r: &mut Refusals)
         let (root, found) = match field_schema(schema, json_path) {
             Ok(found) => found,
             Err(e) => {
-                r.invalid(
-                    path,
-                    &Bad::Str(json_path),
-                    &format!("is an invalid path: {e}"),
-                );
+                r.invalid(path, json_path, format!("is an invalid path: {e}"));
                 continue;
             }
         };
         if root == "metadata" {
-            r.invalid(
-                &path,
-                &Bad::Str(json_path),
-                "must not point to fields in metadata",
-            );
+            r.invalid(&path, json_path, "must not point to fields in metadata");
         }
         if !matches!(
             found["type"].as_str(),
@@ -196,7 +188,7 @@ fn selectable_fields(fields: &Value, schema: &Value, at: &str, r: &mut Refusals)
         ) {
             r.invalid(
                 &path,
-                &Bad::Str(json_path),
+                json_path,
                 "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.",
             );
         }

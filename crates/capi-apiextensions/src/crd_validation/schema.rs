@@ -16,7 +16,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{Bad, Layout, Refusals, is_true, versions};
+use super::cel::{Context, RuleJudge};
+use super::{Layout, Refusals, is_true, versions};
 
 /// `openapiV3Types`.
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
@@ -88,7 +89,7 @@ fn is_zero(key: &str, v: &Value) -> bool {
     }
 }
 
-pub(super) fn validate_all(spec: &Value, layout: &Layout, r: &mut Refusals) {
+pub(super) fn validate_all(spec: &Value, layout: &Layout, judge: &dyn RuleJudge, r: &mut Refusals) {
     for place in layout.places(spec, "schema") {
         let Some(root) = place.value.get("openAPIV3Schema").filter(|s| !s.is_null()) else {
             continue;
@@ -99,7 +100,14 @@ pub(super) fn validate_all(spec: &Value, layout: &Layout, r: &mut Refusals) {
                 .iter()
                 .any(|v| status_enabled(&v["subresources"])),
         };
-        validate_root(root, &format!("{}.openAPIV3Schema", place.path), status, r);
+        let at = format!("{}.openAPIV3Schema", place.path);
+        let cx = Context {
+            root,
+            root_path: &at,
+            judge,
+            compile: true,
+        };
+        validate_root(root, &at, status, &cx, r);
     }
 }
 
@@ -108,7 +116,8 @@ fn status_enabled(subresources: &Value) -> bool {
 }
 
 /// One version's (or the hoisted) schema.
-fn validate_root(root: &Value, at: &str, status: bool, r: &mut Refusals) {
+fn validate_root(root: &Value, at: &str, status: bool, cx: &Context<'_>, r: &mut Refusals) {
+    let start = r.errors.len();
     if status && let Some(obj) = root.as_object() {
         for (key, allowed_at_root) in KEYWORDS {
             let Some(v) = obj.get(*key).filter(|v| !is_zero(key, v)) else {
@@ -118,7 +127,7 @@ fn validate_root(root: &Value, at: &str, status: bool, r: &mut Refusals) {
                 if v.as_str() != Some("object") {
                     r.invalid(
                         format!("{at}.type"),
-                        &Bad::Json(v),
+                        v,
                         "only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled",
                     );
                     break;
@@ -128,7 +137,7 @@ fn validate_root(root: &Value, at: &str, status: bool, r: &mut Refusals) {
             if !allowed_at_root {
                 r.invalid(
                     at,
-                    &Bad::Str("<schema>"),
+                    "<schema>",
                     "only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled",
                 );
                 break;
@@ -141,21 +150,36 @@ fn validate_root(root: &Value, at: &str, status: bool, r: &mut Refusals) {
             "nullable cannot be true at the root",
         );
     }
-    // Structural rules first; defaults only when they hold (validation.go lines 960-975).
+    // Structural rules first; defaults only when they hold, CEL rules only when both hold
+    // (validation.go lines 957-973: `RootCELContext` only for a valid structural schema).
     let structural_start = r.errors.len();
-    if !has_unsupported_keyword(root) {
+    let unsupported = has_unsupported_keyword(root);
+    let mut compile = false;
+    if !unsupported {
         structural(root, Level::Root, at, r);
         completeness(root, at, r);
         if r.errors.len() == structural_start {
             super::defaults::validate_tree(root, at, r);
+            compile = r.errors.len() == structural_start;
         }
     }
+    let cel = Context { compile, ..*cx };
     Openapi {
         allow_defaults: true,
         forbidden_reason: String::new(),
         inside_meta: false,
+        cel,
     }
     .walk(root, at, true, r);
+    // `NewStructural` refused the schema: shown only when nothing else was (lines 976-980).
+    // Every keyword it refuses but `$schema` is also forbidden by the walk above, so this is
+    // `$schema`'s message.
+    if unsupported && r.errors.len() == start {
+        r.invalid(at, "", "OpenAPIV3Schema 'schema' is not supported");
+    }
+    if compile {
+        cel.finish(r);
+    }
 }
 
 /// Keywords `NewStructural` cannot convert (then the structural rules are not run).
@@ -203,7 +227,7 @@ enum Level {
     Field,
 }
 
-fn ty(node: &Value) -> &str {
+pub(super) fn ty(node: &Value) -> &str {
     node["type"].as_str().unwrap_or_default()
 }
 
@@ -250,14 +274,14 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
     if int_or_string && preserve {
         r.invalid(
             format!("{at}.x-kubernetes-preserve-unknown-fields"),
-            &Bad::Json(&Value::Bool(true)),
+            Value::Bool(true),
             "must be false if x-kubernetes-int-or-string is true",
         );
     }
     if int_or_string && embedded {
         r.invalid(
             format!("{at}.x-kubernetes-embedded-resource"),
-            &Bad::Json(&Value::Bool(true)),
+            Value::Bool(true),
             "must be false if x-kubernetes-int-or-string is true",
         );
     }
@@ -277,7 +301,7 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
         } else {
             r.invalid(
                 format!("{at}.type"),
-                &Bad::Str(t),
+                t,
                 "must be object if x-kubernetes-embedded-resource is true",
             );
         }
@@ -296,12 +320,21 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
         );
     }
     if level == Level::Root && !t.is_empty() && t != "object" {
-        r.invalid(
-            format!("{at}.type"),
-            &Bad::Str(t),
-            "must be object at the root",
-        );
+        r.invalid(format!("{at}.type"), t, "must be object at the root");
     }
+    embedded_and_meta(obj, level, embedded, preserve, at, r);
+}
+
+/// The root's and an embedded resource's `kind`, `apiVersion` and `metadata`, and the
+/// properties an embedded resource needs (the end of `validateStructuralInvariants`).
+fn embedded_and_meta(
+    obj: &Map<String, Value>,
+    level: Level,
+    embedded: bool,
+    preserve: bool,
+    at: &str,
+    r: &mut Refusals,
+) {
     let check_meta = level == Level::Root || embedded;
     let props = obj.get("properties").and_then(Value::as_object);
     if check_meta {
@@ -311,7 +344,7 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
             {
                 r.invalid(
                     format!("{at}.properties[{key}].type"),
-                    &Bad::Str(ty(p)),
+                    ty(p),
                     "must be string",
                 );
             }
@@ -320,11 +353,7 @@ fn structural(node: &Value, level: Level, at: &str, r: &mut Refusals) {
     if let Some(meta) = props.and_then(|p| p.get("metadata")) {
         let path = format!("{at}.properties[metadata]");
         if check_meta && ty(meta) != "object" {
-            r.invalid(
-                format!("{path}.type"),
-                &Bad::Str(ty(meta)),
-                "must be object",
-            );
+            r.invalid(format!("{path}.type"), ty(meta), "must be object");
         }
         if level == Level::Root && !root_metadata_is_implicit(meta) {
             r.forbidden(
@@ -529,7 +558,7 @@ fn nested_completeness(v: &Value, s: Option<&Value>, s_path: &str, v_path: &str,
         return;
     };
     let Some(s) = s else {
-        r.required(s_path, &format!("because it is defined in {v_path}"));
+        r.required(s_path, format!("because it is defined in {v_path}"));
         return;
     };
     for junctor in ["allOf", "anyOf", "oneOf"] {
@@ -577,7 +606,7 @@ fn nested_completeness(v: &Value, s: Option<&Value>, s_path: &str, v_path: &str,
             ),
             None => r.required(
                 format!("{s_path}.properties[{k}]"),
-                &format!("because it is defined in {v_path}.properties[{k}]"),
+                format!("because it is defined in {v_path}.properties[{k}]"),
             ),
         }
     }
@@ -585,13 +614,14 @@ fn nested_completeness(v: &Value, s: Option<&Value>, s_path: &str, v_path: &str,
 
 /// `ValidateCustomResourceDefinitionOpenAPISchema` with `specStandardValidatorV3`.
 #[derive(Clone)]
-struct Openapi {
+struct Openapi<'a> {
     allow_defaults: bool,
     forbidden_reason: String,
     inside_meta: bool,
+    cel: Context<'a>,
 }
 
-impl Openapi {
+impl Openapi<'_> {
     fn forbid_defaults(&self, reason: &str) -> Self {
         Self {
             allow_defaults: false,
@@ -726,190 +756,11 @@ impl Openapi {
         if obj.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
             r.invalid(
                 format!("{at}.x-kubernetes-preserve-unknown-fields"),
-                &Bad::Json(&Value::Bool(false)),
+                Value::Bool(false),
                 "must be true or undefined",
             );
         }
-        list_and_map_types(obj, at, r);
-        super::cel::validate(node, at, r.errors.len() == errors_before, r);
-    }
-}
-
-/// `x-kubernetes-map-type`, `x-kubernetes-list-type`, `x-kubernetes-list-map-keys` (validation.go
-/// lines 1183-1262) and `validateMapListKeysMapSet` (lines 1375-1420).
-fn list_and_map_types(obj: &Map<String, Value>, at: &str, r: &mut Refusals) {
-    let t = obj.get("type").and_then(Value::as_str).unwrap_or_default();
-    let map_type = obj.get("x-kubernetes-map-type").and_then(Value::as_str);
-    if map_type.is_some() && t != "object" {
-        if t.is_empty() {
-            r.required(
-                format!("{at}.type"),
-                "must be object if x-kubernetes-map-type is specified",
-            );
-        } else {
-            r.invalid(
-                format!("{at}.type"),
-                &Bad::Str(t),
-                "must be object if x-kubernetes-map-type is specified",
-            );
-        }
-    }
-    if let Some(m) = map_type.filter(|m| !matches!(*m, "atomic" | "granular")) {
-        r.not_supported(
-            format!("{at}.x-kubernetes-map-type"),
-            m,
-            &["atomic", "granular"],
-        );
-    }
-    let list_type = obj.get("x-kubernetes-list-type").and_then(Value::as_str);
-    let items = obj.get("items").filter(|i| i.is_object());
-    if list_type.is_some() && t != "array" {
-        if t.is_empty() {
-            r.required(
-                format!("{at}.type"),
-                "must be array if x-kubernetes-list-type is specified",
-            );
-        } else {
-            r.invalid(
-                format!("{at}.type"),
-                &Bad::Str(t),
-                "must be array if x-kubernetes-list-type is specified",
-            );
-        }
-    } else if list_type == Some("set")
-        && let Some(item) = items
-    {
-        match ty(item) {
-            "array" => {
-                if let Some(inner) = item["x-kubernetes-list-type"]
-                    .as_str()
-                    .filter(|l| *l != "atomic")
-                {
-                    r.invalid(
-                        format!("{at}.items.x-kubernetes-list-type"),
-                        &Bad::Str(inner),
-                        "must be atomic as item of a list with x-kubernetes-list-type=set",
-                    );
-                }
-            }
-            "object" if item["x-kubernetes-map-type"].as_str() != Some("atomic") => {
-                r.invalid(
-                    format!("{at}.items.x-kubernetes-map-type"),
-                    &Bad::Json(&item["x-kubernetes-list-type"]),
-                    "must be atomic as item of a list with x-kubernetes-list-type=set",
-                );
-            }
-            _ => {}
-        }
-    }
-    if let Some(l) = list_type.filter(|l| !matches!(*l, "atomic" | "set" | "map")) {
-        r.not_supported(
-            format!("{at}.x-kubernetes-list-type"),
-            l,
-            &["atomic", "set", "map"],
-        );
-    }
-    let keys: Vec<&str> = obj
-        .get("x-kubernetes-list-map-keys")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().map(|k| k.as_str().unwrap_or_default()).collect())
-        .unwrap_or_default();
-    let keys_value = obj
-        .get("x-kubernetes-list-map-keys")
-        .unwrap_or(&Value::Null);
-    if !keys.is_empty() {
-        match list_type {
-            None => r.required(
-                format!("{at}.x-kubernetes-list-type"),
-                "must be map if x-kubernetes-list-map-keys is non-empty",
-            ),
-            Some("map") => {}
-            Some(l) => r.invalid(
-                format!("{at}.x-kubernetes-list-type"),
-                &Bad::Str(l),
-                "must be map if x-kubernetes-list-map-keys is non-empty",
-            ),
-        }
-    }
-    if list_type == Some("map") {
-        if keys.is_empty() {
-            r.required(
-                format!("{at}.x-kubernetes-list-map-keys"),
-                "must not be empty if x-kubernetes-list-type is map",
-            );
-        }
-        match obj.get("items") {
-            None => r.required(
-                format!("{at}.items"),
-                "must have a schema if x-kubernetes-list-type is map",
-            ),
-            Some(Value::Array(_)) => r.invalid(
-                format!("{at}.items"),
-                &Bad::Str("<items>"),
-                "must only have a single schema if x-kubernetes-list-type is map",
-            ),
-            Some(item) if ty(item) != "object" => r.invalid(
-                format!("{at}.items.type"),
-                &Bad::Str(ty(item)),
-                "must be object if parent array's x-kubernetes-list-type is map",
-            ),
-            Some(item) => {
-                let mut seen = std::collections::BTreeSet::new();
-                for k in &keys {
-                    match item["properties"].get(*k) {
-                        Some(p) if matches!(ty(p), "array" | "object") => r.invalid(
-                            format!("{at}.items.properties[{k}].type"),
-                            &Bad::Str(ty(item)),
-                            "must be a scalar type if parent array's x-kubernetes-list-type is map",
-                        ),
-                        Some(_) => {}
-                        None => r.invalid(
-                            format!("{at}.x-kubernetes-list-map-keys"),
-                            &Bad::Json(keys_value),
-                            "entries must all be names of item properties",
-                        ),
-                    }
-                    if !seen.insert(*k) {
-                        r.invalid(
-                            format!("{at}.x-kubernetes-list-map-keys"),
-                            &Bad::Json(keys_value),
-                            "must not contain duplicate entries",
-                        );
-                    }
-                }
-            }
-        }
-    }
-    // validateMapListKeysMapSet.
-    if let (Some(l @ ("set" | "map")), Some(item)) = (list_type, items) {
-        if is_true(item, "nullable") {
-            r.forbidden(
-                format!("{at}.items.nullable"),
-                &format!("cannot be nullable when x-kubernetes-list-type is {l}"),
-            );
-        }
-        if l == "map" {
-            let required: Vec<&str> = item["required"]
-                .as_array()
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            for k in &keys {
-                let Some(p) = item["properties"].get(*k) else {
-                    continue;
-                };
-                if !required.contains(k) && p.get("default").is_none_or(Value::is_null) {
-                    r.required(
-                        format!("{at}.items.properties[{k}].default"),
-                        "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
-                    );
-                }
-                if is_true(p, "nullable") {
-                    r.forbidden(
-                        format!("{at}.items.properties[{k}].nullable"),
-                        "this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
-                    );
-                }
-            }
-        }
+        super::list_types::validate(obj, at, r);
+        super::cel::validate(node, at, r.errors.len() == errors_before, &self.cel, r);
     }
 }

@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use super::Refusals;
+use super::{Refusal, Refusals};
 
 /// The kind of a Go field, as `encoding/json` decodes into it.
 #[derive(Clone, Copy)]
@@ -205,12 +205,14 @@ pub(super) fn decodes(crd: &Value, r: &mut Refusals) -> bool {
     match check(crd, Struct(CRD), "", false) {
         Ok(()) => true,
         Err((path, problem)) => {
-            r.push(
-                if path.is_empty() { "<root>".to_owned() } else { path },
-                format!(
-                    "cannot be decoded: {problem} (the API server answers 400 \"cannot be handled as a CustomResourceDefinition\" and judges nothing else)"
-                ),
-            );
+            r.push(Refusal::Undecodable {
+                path: if path.is_empty() {
+                    "<root>".to_owned()
+                } else {
+                    path
+                },
+                problem,
+            });
             false
         }
     }
@@ -396,7 +398,7 @@ mod tests {
 
     fn refused(crd: Value) -> Option<String> {
         let mut r = Refusals::default();
-        (!decodes(&crd, &mut r)).then(|| r.errors[0].0.clone())
+        (!decodes(&crd, &mut r)).then(|| r.errors[0].field().to_owned())
     }
 
     /// Go `encoding/json` into the apiextensions v1 types (types.go field tags): wrong JSON
