@@ -4,8 +4,8 @@
 //!
 //! * [`crd_validity`]: the create-time validation of `apiextensions.k8s.io/v1` CRDs
 //!   (`docs/crd-validation.md` lists every rule with its status), returning [`Refusal`]s and
-//!   what was left not judged; [`crd_validity_with`] plugs a CEL compiler in through
-//!   [`RuleJudge`];
+//!   what was left not judged; CEL rules are compiled and costed by [`CelCompiler`]
+//!   (`capi-cel`), and [`crd_validity_with`] plugs another judge in through [`RuleJudge`];
 //! * [`openapi`]: a custom resource validated and pruned against its CRD's structural schema;
 //! * [`validate_root_meta`] and [`validate_object_meta`]: apimachinery's `ObjectMeta` rules;
 //! * [`FieldError`]: apimachinery's `field.Error`, printed as Go prints it;
@@ -37,7 +37,8 @@ mod object_meta;
 pub mod openapi;
 
 pub use crd_validation::{
-    CelRule, CelVerdict, CrdValidity, Refusal, RuleJudge, crd_validity, crd_validity_with,
+    CelCompiler, CelRule, CelVerdict, CrdValidity, Refusal, RuleJudge, crd_validity,
+    crd_validity_with, crd_validity_without_cel,
 };
 pub use field_error::{BadValue, FieldError, FieldErrorType};
 pub use go_text::{go_float, go_json, go_quote, go_type, go_v};

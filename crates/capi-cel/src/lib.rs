@@ -45,8 +45,8 @@ mod types;
 mod walk;
 
 pub use report::{
-    CRD_COST_LIMIT, CrdCelReport, ErrorKind, FieldError, NotJudged, PER_EXPRESSION_COST_LIMIT,
-    RuleCost,
+    CRD_COST_LIMIT, CrdCelReport, ErrorKind, ErrorValue, FieldError, NotJudged,
+    PER_EXPRESSION_COST_LIMIT, RuleCost,
 };
 
 use serde_json::Value;

@@ -37,6 +37,9 @@ pub struct FieldError {
     pub field_path: String,
     /// The error type.
     pub kind: ErrorKind,
+    /// The bad value the server prints with an `Invalid` error; `None` for the other kinds
+    /// and where the server omits it (a default object or list failing a rule).
+    pub value: Option<ErrorValue>,
     /// The server's detail message. Object type names of `self` print as `selfType0`; the
     /// server prints `selfType` followed by the nanoseconds of its clock.
     pub detail: String,
@@ -47,6 +50,19 @@ pub struct FieldError {
     /// cost with a rule of another schema node left out of the server's four most expensive:
     /// the server picks among those in Go's (random) map order.
     pub path_exact: bool,
+}
+
+/// The bad value of an `Invalid` error, as the server passes it to `field.Invalid`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorValue {
+    /// A JSON value: the rule text (an uncorrelatable `oldSelf`), `optionalOldSelf`, a scalar
+    /// default failing a rule.
+    Json(serde_json::Value),
+    /// The whole `x-kubernetes-validations` entry, which the server prints as its internal
+    /// `ValidationRule` struct (`json.Marshal` with Go field names: `{"Rule":…,"Message":…,
+    /// "MessageExpression":…,"Reason":…,"FieldPath":…,"OptionalOldSelf":…}`): compilation
+    /// errors of a rule or message expression.
+    RuleEntry,
 }
 
 /// A rule or message expression this crate cannot judge, and why.

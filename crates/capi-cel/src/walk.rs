@@ -8,8 +8,8 @@ use serde_json::Value;
 use crate::compile::{Compiled, compile};
 use crate::decl::{DeclKind, Decls, MAX_REQUEST_SIZE_BYTES, escape};
 use crate::report::{
-    CRD_COST_LIMIT, CrdCelReport, ErrorKind, FieldError, NotJudged, PER_EXPRESSION_COST_LIMIT,
-    RuleCost, cost_error_message,
+    CRD_COST_LIMIT, CrdCelReport, ErrorKind, ErrorValue, FieldError, NotJudged,
+    PER_EXPRESSION_COST_LIMIT, RuleCost, cost_error_message,
 };
 use crate::types::Ty;
 
@@ -186,9 +186,38 @@ impl Walk<'_> {
     }
 
     fn error(&mut self, field_path: String, kind: ErrorKind, detail: String, detail_exact: bool) {
+        self.error_with(field_path, kind, None, detail, detail_exact);
+    }
+
+    /// An `Invalid` error with the bad value the server prints.
+    fn invalid(
+        &mut self,
+        field_path: String,
+        value: ErrorValue,
+        detail: String,
+        detail_exact: bool,
+    ) {
+        self.error_with(
+            field_path,
+            ErrorKind::Invalid,
+            Some(value),
+            detail,
+            detail_exact,
+        );
+    }
+
+    fn error_with(
+        &mut self,
+        field_path: String,
+        kind: ErrorKind,
+        value: Option<ErrorValue>,
+        detail: String,
+        detail_exact: bool,
+    ) {
         self.report.errors.push(FieldError {
             field_path,
             kind,
+            value,
             detail,
             detail_exact,
             path_exact: true,
@@ -258,9 +287,14 @@ impl Walk<'_> {
                         let Some((kind, detail)) = failure_detail(r) else {
                             return false;
                         };
+                        // The server omits the value of an object or a list.
+                        let scalar = !matches!(d.value, Value::Object(_) | Value::Array(_));
+                        let value = (kind == ErrorKind::Invalid && scalar)
+                            .then(|| ErrorValue::Json(d.value.clone()));
                         let error = FieldError {
                             field_path: d.path.clone(),
                             kind,
+                            value,
                             detail,
                             detail_exact: true,
                             path_exact: true,
@@ -318,24 +352,24 @@ impl Walk<'_> {
         self.observe(rule_path.clone(), expression_cost);
         match compiled {
             Compiled::Failed { issues, exact } => {
-                self.error(
+                self.invalid(
                     rule_path.clone(),
-                    ErrorKind::Invalid,
+                    ErrorValue::RuleEntry,
                     format!("compilation failed: {issues}"),
                     exact,
                 );
             }
             Compiled::WrongOutput => {
-                self.error(
+                self.invalid(
                     rule_path.clone(),
-                    ErrorKind::Invalid,
+                    ErrorValue::RuleEntry,
                     "cel expression must evaluate to a bool".into(),
                     true,
                 );
             }
             Compiled::Instantiation => {
                 let detail = "program instantiation failed: error parsing regexp".to_owned();
-                self.error(rule_path.clone(), ErrorKind::Invalid, detail, false);
+                self.invalid(rule_path.clone(), ErrorValue::RuleEntry, detail, false);
             }
             _ => {}
         }
@@ -353,13 +387,13 @@ impl Walk<'_> {
                 let msg = format!(
                     "oldSelf cannot be used on the uncorrelatable portion of the schema within {unc}"
                 );
-                self.error(rule_path, ErrorKind::Invalid, msg, true);
+                self.invalid(rule_path, ErrorValue::Json(Value::from(src)), msg, true);
             }
-        } else if optional_old_self.is_some() {
+        } else if let Some(set) = optional_old_self {
             let msg = "may not be set if oldSelf is not used in rule".to_owned();
-            self.error(
+            self.invalid(
                 format!("{path}.optionalOldSelf"),
-                ErrorKind::Invalid,
+                ErrorValue::Json(Value::Bool(set)),
                 msg,
                 true,
             );
@@ -382,13 +416,13 @@ impl Walk<'_> {
             }
             Compiled::Failed { issues, exact } => {
                 let detail = format!("messageExpression compilation failed: {issues}");
-                self.error(me_path, ErrorKind::Invalid, detail, exact);
+                self.invalid(me_path, ErrorValue::RuleEntry, detail, exact);
                 None
             }
             Compiled::WrongOutput => {
-                self.error(
+                self.invalid(
                     me_path,
-                    ErrorKind::Invalid,
+                    ErrorValue::RuleEntry,
                     "messageExpression must evaluate to a string".into(),
                     true,
                 );
@@ -397,7 +431,7 @@ impl Walk<'_> {
             Compiled::Instantiation => {
                 let detail =
                     "messageExpression instantiation failed: error parsing regexp".to_owned();
-                self.error(me_path, ErrorKind::Invalid, detail, false);
+                self.invalid(me_path, ErrorValue::RuleEntry, detail, false);
                 None
             }
             Compiled::Ok { max_cost, .. } => {

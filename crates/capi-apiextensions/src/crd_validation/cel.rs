@@ -82,11 +82,23 @@ pub trait RuleJudge {
     /// The verdict on one rule that passed the static checks.
     fn judge_rule(&self, rule: &CelRule<'_>) -> CelVerdict;
 
-    /// Errors for a version's schema as a whole, after its rules were judged one by one (the
-    /// per-CRD cost budget); `root_path` as in [`CelRule::root_path`]. None by default.
-    fn judge_schema(&self, root: &Value, root_path: &str) -> Vec<FieldError> {
+    /// The verdict on a version's schema as a whole, after its rules were judged one by one
+    /// (the per-CRD cost budget, defaults against their rules); `root_path` as in
+    /// [`CelRule::root_path`]. Nothing to refuse by default.
+    fn judge_schema(&self, root: &Value, root_path: &str) -> CelVerdict {
         let _ = (root, root_path);
-        Vec::new()
+        CelVerdict::Judged(Vec::new())
+    }
+
+    /// What a rule this judge leaves to the server is counted as.
+    fn not_judged_reason(&self) -> &'static str {
+        NOT_COMPILED
+    }
+
+    /// True when the judge also evaluates the defaults that reach a rule against it (as the
+    /// server does on create), so that they are not counted as left to the server.
+    fn judges_defaults(&self) -> bool {
+        false
     }
 }
 
@@ -123,8 +135,9 @@ pub(super) struct Context<'a> {
 impl Context<'_> {
     /// The schema-wide verdict, after every node was walked.
     pub(super) fn finish(&self, r: &mut Refusals) {
-        for e in self.judge.judge_schema(self.root, self.root_path) {
-            r.push(e);
+        match self.judge.judge_schema(self.root, self.root_path) {
+            CelVerdict::Judged(errors) => errors.into_iter().for_each(|e| r.push(e)),
+            CelVerdict::NotJudged => r.not_judged(self.judge.not_judged_reason()),
         }
     }
 }
@@ -231,7 +244,7 @@ pub(super) fn validate(node: &Value, at: &str, clean: bool, cx: &Context<'_>, r:
             });
             match verdict {
                 CelVerdict::Judged(errors) => errors.into_iter().for_each(|e| r.push(e)),
-                CelVerdict::NotJudged => r.not_judged(NOT_COMPILED),
+                CelVerdict::NotJudged => r.not_judged(cx.judge.not_judged_reason()),
             }
         }
     }

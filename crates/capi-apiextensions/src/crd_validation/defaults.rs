@@ -9,6 +9,10 @@
 
 use serde_json::Value;
 
+/// What a default reaching CEL rules is counted as when the rule judge does not evaluate
+/// defaults ([`super::RuleJudge::judges_defaults`]).
+pub(super) const DEFAULTS_AGAINST_CEL: &str = "defaults checked against their CEL rules";
+
 use crate::openapi::{Schema, SchemaOptions, prune_value};
 
 use super::{Refusals, is_true};
@@ -37,7 +41,7 @@ fn walk(node: &Value, at: &str, inside_meta: bool, root: bool, r: &mut Refusals)
             }
             value_errors(default, node, &path, r);
             if has_cel(node) {
-                r.not_judged("defaults checked against their CEL rules");
+                r.not_judged(DEFAULTS_AGAINST_CEL);
             }
         }
     }

@@ -32,6 +32,7 @@
 //! what was left to the API server, and a [`crate::CrdJudge`] can hand the CRD to a real one.
 
 mod cel;
+mod cel_compiler;
 mod conversion;
 mod decoding;
 mod defaults;
@@ -45,6 +46,7 @@ mod spec;
 mod subresources;
 
 pub use cel::{CelRule, CelVerdict, RuleJudge};
+pub use cel_compiler::CelCompiler;
 pub use refusal::Refusal;
 
 use serde_json::Value;
@@ -62,12 +64,20 @@ use crate::field_error::{BadValue, FieldError};
 ///         "names": {"kind": "Foo", "plural": "foos"},
 ///         "versions": [{"name": "v1", "served": true, "storage": true,
 ///             "schema": {"openAPIV3Schema": {"type": "object",
-///                 "x-kubernetes-validations": [{"rule": "has(self.spec)"}]}}}]}
+///                 "properties": {"spec": {"type": "object"}},
+///                 "x-kubernetes-validations": [{"rule": "has(self.spec)"}, {"rule": "has(self.status)"}]}}}]}
 /// });
+/// // CEL compiled as the server compiles it: `status` is not declared.
 /// let verdict = capi_apiextensions::crd_validity(&crd);
+/// assert!(verdict.not_judged.is_empty());
+/// assert_eq!(verdict.refusals.len(), 1);
+/// assert!(verdict.refusals[0].to_string().starts_with(
+///     r#"spec.validation.openAPIV3Schema.x-kubernetes-validations[1].rule: Invalid value: "has(self.status)": compilation failed: ERROR: <input>:1:4: undefined field 'status'"#));
+/// // Without a CEL compiler, both rules are left to the server.
+/// let verdict = capi_apiextensions::crd_validity_without_cel(&crd);
 /// assert!(verdict.refusals.is_empty());
-/// assert_eq!(verdict.not_judged, [("CEL rules (x-kubernetes-validations) not compiled here".to_owned(), 1)]);
-/// assert_eq!(verdict.not_judged_count(), 1);
+/// assert_eq!(verdict.not_judged, [("CEL rules (x-kubernetes-validations) not compiled here".to_owned(), 2)]);
+/// assert_eq!(verdict.not_judged_count(), 2);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CrdValidity {
@@ -96,9 +106,15 @@ impl CrdValidity {
 }
 
 /// Runs the model of the API server's CRD validation (`docs/crd-validation.md`) on `crd`,
-/// leaving CEL rules not judged.
+/// CEL rules compiled and costed by [`CelCompiler`].
 #[must_use]
 pub fn crd_validity(crd: &Value) -> CrdValidity {
+    crd_validity_with(crd, &CelCompiler::new())
+}
+
+/// As [`crd_validity`], leaving every CEL rule not judged (the static checks alone).
+#[must_use]
+pub fn crd_validity_without_cel(crd: &Value) -> CrdValidity {
     crd_validity_with(crd, &cel::NotJudged)
 }
 
@@ -112,6 +128,9 @@ pub fn crd_validity_with(crd: &Value, rules: &dyn RuleJudge) -> CrdValidity {
         not_judged: r
             .not_judged
             .into_iter()
+            .filter(|(what, _)| {
+                !(rules.judges_defaults() && *what == defaults::DEFAULTS_AGAINST_CEL)
+            })
             .map(|(what, n)| (what.to_owned(), n))
             .collect(),
     }
