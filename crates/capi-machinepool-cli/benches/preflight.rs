@@ -274,6 +274,12 @@ fn start() -> (String, Arc<Fleet>) {
         cluster_objects(&mut collections, c, &kubeconfig);
     }
     nodes(&mut collections);
+    // Served kinds the fleet has none of: empty lists.
+    for plural in ["machinedeployments", "machines", "clusterclasses"] {
+        collections
+            .entry(format!("/apis/cluster.x-k8s.io/v1beta2/namespaces/{NS}/{plural}"))
+            .or_default();
+    }
     let fleet = Arc::new(Fleet {
         collections,
         requests: AtomicUsize::new(0),
@@ -328,9 +334,19 @@ fn preflight(kubeconfig: &str) -> (i32, i64) {
 fn bench(c: &mut Criterion) {
     let (kubeconfig, fleet) = start();
     let before = fleet.requests.load(Ordering::Relaxed);
-    let (code, peak_kib) = preflight(&kubeconfig);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_capi-machinepool"))
+        .args(["preflight", "--cluster", &format!("{NS}/c{TARGET:03}"), "--kubeconfig", &kubeconfig])
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap();
     let requests = fleet.requests.load(Ordering::Relaxed) - before;
-    assert_eq!(code, 0, "preflight on the fleet passes");
+    assert!(
+        out.status.success(),
+        "preflight on the fleet passes:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, peak_kib) = preflight(&kubeconfig);
     eprintln!(
         "preflight: {CLUSTERS} clusters x {POOLS} pools, {NODES} Nodes: peak RSS {:.1} MiB, {requests} requests",
         peak_kib as f64 / 1024.0
