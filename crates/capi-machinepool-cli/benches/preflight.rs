@@ -277,7 +277,9 @@ fn start() -> (String, Arc<Fleet>) {
     // Served kinds the fleet has none of: empty lists.
     for plural in ["machinedeployments", "machines", "clusterclasses"] {
         collections
-            .entry(format!("/apis/cluster.x-k8s.io/v1beta2/namespaces/{NS}/{plural}"))
+            .entry(format!(
+                "/apis/cluster.x-k8s.io/v1beta2/namespaces/{NS}/{plural}"
+            ))
             .or_default();
     }
     let fleet = Arc::new(Fleet {
@@ -335,7 +337,13 @@ fn bench(c: &mut Criterion) {
     let (kubeconfig, fleet) = start();
     let before = fleet.requests.load(Ordering::Relaxed);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_capi-machinepool"))
-        .args(["preflight", "--cluster", &format!("{NS}/c{TARGET:03}"), "--kubeconfig", &kubeconfig])
+        .args([
+            "preflight",
+            "--cluster",
+            &format!("{NS}/c{TARGET:03}"),
+            "--kubeconfig",
+            &kubeconfig,
+        ])
         .env_remove("KUBECONFIG")
         .output()
         .unwrap();

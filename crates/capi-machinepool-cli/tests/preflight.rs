@@ -239,7 +239,9 @@ fn load(s: &Setup, ns: &str, objects: &[Value], nodes: &[Value]) -> String {
     let admin = s.server.server.kubeconfig().to_owned();
     s.rt.block_on(async {
         let c = &s.client;
-        send(c, "POST", "/api/v1/namespaces", &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})).await;
+        if ns != "default" {
+            send(c, "POST", "/api/v1/namespaces", &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})).await;
+        }
         // The workload cluster's Nodes: this fixture's only.
         let listed = send(c, "GET", "/api/v1/nodes", &Value::Null).await;
         for n in listed["items"].as_array().into_iter().flatten() {
@@ -409,6 +411,34 @@ fn normalize_file(text: &str, path: &Path) -> String {
     out
 }
 
+/// The fixture of the README's example.
+const README_FIXTURE: &str = "aws-kubeadm";
+
+/// The README's command, as its block shows it.
+const README_COMMAND: &str = "capi-machinepool preflight --cluster default/prod --to v1.37.0";
+
+/// The README's preflight block: its output lines after the command.
+fn readme_block() -> String {
+    let readme =
+        std::fs::read_to_string(capi_test_support::workspace_root().join("README.md")).unwrap();
+    let start = readme
+        .find(&format!("$ {README_COMMAND}\n"))
+        .expect("the README shows the preflight example");
+    let rest = &readme[start + README_COMMAND.len() + 3..];
+    rest[..rest.find("```").unwrap()].to_owned()
+}
+
+/// The README's example, run as the operator would (the kubeconfig from $KUBECONFIG): its
+/// output is the README's, the server's port shown as 6443.
+fn readme_example(s: &Setup, kubeconfig: &Path) {
+    let args: Vec<&str> = README_COMMAND.split(' ').skip(1).collect();
+    let (code, out, err) = run(cli().args(&args).env("KUBECONFIG", kubeconfig));
+    assert_eq!(code, 1, "{out}{err}");
+    let port = s.server.server.endpoint.server.rsplit(':').next().unwrap();
+    let shown = out.replace(&format!("127.0.0.1:{port}/"), "127.0.0.1:6443/");
+    assert_eq!(shown, readme_block(), "the README's preflight output");
+}
+
 #[test]
 fn live_equals_files_and_permissions() {
     let Some(s) = setup() else {
@@ -416,7 +446,12 @@ fn live_equals_files_and_permissions() {
     };
     let kubeconfig = s.dir.path().join(capi_e2e::PREFLIGHT_USER);
     for (stem, objects, nodes) in fixtures() {
-        let ns = format!("fx-{stem}");
+        // The README's example cluster is in `default`, as an operator's would be.
+        let ns = if stem == README_FIXTURE {
+            "default".to_owned()
+        } else {
+            format!("fx-{stem}")
+        };
         let cluster = load(&s, &ns, &objects, &nodes);
         let (code, live, err) = run(cli()
             .args([
@@ -477,23 +512,19 @@ fn live_equals_files_and_permissions() {
         };
         let expected = i32::from(v_code == 1 || matched == 1);
         assert_eq!(code, expected, "{stem}: exit statuses\n{live}");
+        if stem == README_FIXTURE {
+            readme_example(&s, &kubeconfig);
+        }
     }
 
     // Without list on MachinePools: exit 2, the verb and resource named.
     let limited = s.dir.path().join(capi_e2e::LIMITED_USER);
     let (code, out, err) = run(cli()
-        .args([
-            "preflight",
-            "--cluster",
-            "fx-aws-kubeadm/prod",
-            "--kubeconfig",
-        ])
+        .args(["preflight", "--cluster", "default/prod", "--kubeconfig"])
         .arg(&limited));
     assert_eq!(code, 2, "{out}{err}");
     assert!(
-        err.contains(
-            "forbidden: cannot list machinepools.cluster.x-k8s.io in namespace fx-aws-kubeadm"
-        ),
+        err.contains("forbidden: cannot list machinepools.cluster.x-k8s.io in namespace default"),
         "{err}"
     );
     assert!(out.is_empty(), "{out}");

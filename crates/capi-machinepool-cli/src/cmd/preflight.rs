@@ -163,7 +163,13 @@ fn text(read: &ClusterRead, args: &Args, v: &Verdicts) -> String {
     let counts: Vec<String> = read
         .counts()
         .iter()
-        .map(|(k, n)| format!("{n} {k}"))
+        .map(|(k, n)| {
+            if *n == 1 {
+                format!("1 {k}")
+            } else {
+                format!("{n} {k}(s)")
+            }
+        })
         .collect();
     let _ = writeln!(
         out,
