@@ -122,6 +122,17 @@ impl From<NodesFormat> for Format {
     }
 }
 
+/// Output format of `preflight`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PreflightFormat {
+    /// Human readable: what was read, the verdicts as `validate` and `nodes` print them, the
+    /// upgrade order.
+    Text,
+    /// One JSON document: what was read, each pool's findings, the Node matching as `nodes
+    /// --format json` gives it, the upgrade order.
+    Json,
+}
+
 /// An API version of MachinePool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Version {
@@ -248,7 +259,7 @@ enum Command {
         workload_kubeconfig: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
-        format: NodesFormat,
+        format: PreflightFormat,
     },
     /// Check provider CRDs (and objects) against the InfraMachinePool contract.
     #[command(after_help = CHECK_EXIT_CODES)]

@@ -437,6 +437,22 @@ fn readme_example(s: &Setup, kubeconfig: &Path) {
     let port = s.server.server.endpoint.server.rsplit(':').next().unwrap();
     let shown = out.replace(&format!("127.0.0.1:{port}/"), "127.0.0.1:6443/");
     assert_eq!(shown, readme_block(), "the README's preflight output");
+    // The same verdicts as one JSON document.
+    let (code, out, err) = run(cli()
+        .args(&args)
+        .args(["--format", "json"])
+        .env("KUBECONFIG", kubeconfig));
+    assert_eq!(code, 1, "{out}{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["cluster"], "default/prod");
+    assert_eq!(v["passes"], false);
+    assert_eq!(v["management"]["read"]["MachinePool"], 2);
+    assert_eq!(v["workload"]["nodes"], 9);
+    assert_eq!(v["machinePools"].as_array().unwrap().len(), 2);
+    assert_eq!(v["nodeMatching"]["passes"], true);
+    assert_eq!(v["upgrade"]["blocking"][0]["pool"], "MachinePool default/prod-mp-b");
+    assert_eq!(v["upgrade"]["steps"][2]["step"], "pools");
+    assert_eq!(v["upgrade"]["steps"][2]["to"], "1.36");
 }
 
 #[test]

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::live::{self, ClusterRead, Target};
 use crate::output::{Failure, Output};
 use crate::upgrade_order::{self, Order};
-use crate::{Format, NodesFormat};
+use crate::{Format, PreflightFormat};
 
 /// The command line of `preflight`.
 pub struct Args {
@@ -32,7 +32,7 @@ pub struct Args {
     /// `--workload-kubeconfig`.
     pub workload_kubeconfig: Option<PathBuf>,
     /// Output format.
-    pub format: NodesFormat,
+    pub format: PreflightFormat,
 }
 
 /// The verdicts on what was read.
@@ -140,7 +140,14 @@ fn verdicts(read: &ClusterRead, args: &Args) -> Result<Verdicts, Failure> {
         .iter()
         .map(|o| (live::MANAGEMENT.to_owned(), o.clone()))
         .collect();
-    let nodes = super::nodes::matching(objects, &node_list, Format::from(args.format))?;
+    let nodes = super::nodes::matching(
+        objects,
+        &node_list,
+        match args.format {
+            PreflightFormat::Text => Format::Text,
+            PreflightFormat::Json => Format::Json,
+        },
+    )?;
     let order = args
         .to
         .as_deref()
@@ -274,8 +281,8 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         ExitCode::from(1)
     };
     let rendered = match args.format {
-        NodesFormat::Text => text(&read, args, &v),
-        NodesFormat::Json => json_report(&read, args, &v)?,
+        PreflightFormat::Text => text(&read, args, &v),
+        PreflightFormat::Json => json_report(&read, args, &v)?,
     };
     let mut out = Output::stdout();
     out.write(rendered.as_bytes(), code)?;
