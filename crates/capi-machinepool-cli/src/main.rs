@@ -131,6 +131,9 @@ pub enum PreflightFormat {
     /// One JSON document: what was read, each pool's findings, the Node matching as `nodes
     /// --format json` gives it, the upgrade order.
     Json,
+    /// GitHub Actions workflow commands: `::error` / `::warning` / `::notice` for each
+    /// finding, Node matching problem, blocking pool and step, then the summary line.
+    Github,
 }
 
 /// An API version of MachinePool.

@@ -450,9 +450,31 @@ fn readme_example(s: &Setup, kubeconfig: &Path) {
     assert_eq!(v["workload"]["nodes"], 9);
     assert_eq!(v["machinePools"].as_array().unwrap().len(), 2);
     assert_eq!(v["nodeMatching"]["passes"], true);
-    assert_eq!(v["upgrade"]["blocking"][0]["pool"], "MachinePool default/prod-mp-b");
+    assert_eq!(
+        v["upgrade"]["blocking"][0]["pool"],
+        "MachinePool default/prod-mp-b"
+    );
     assert_eq!(v["upgrade"]["steps"][2]["step"], "pools");
     assert_eq!(v["upgrade"]["steps"][2]["to"], "1.36");
+    // As GitHub Actions annotations.
+    let (code, out, err) = run(cli()
+        .args(&args)
+        .args(["--format", "github"])
+        .env("KUBECONFIG", kubeconfig));
+    assert_eq!(code, 1, "{out}{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let blocks = "::error title=preflight --to v1.37.0::MachinePool default/prod-mp-b blocks it: kubelet-too-old";
+    assert!(lines.iter().any(|l| l.starts_with(blocks)), "{out}");
+    assert!(
+        lines.contains(&"::notice title=preflight --to v1.37.0::3. upgrade MachinePool default/prod-mp-b to 1.36 (before the control plane moves to 1.37)"),
+        "{out}"
+    );
+    assert_eq!(
+        lines.last(),
+        Some(
+            &"preflight: 2 MachinePool(s), 0 invalid; Node matching passes; v1.37.0 cannot be set now"
+        )
+    );
 }
 
 #[test]

@@ -144,7 +144,7 @@ fn verdicts(read: &ClusterRead, args: &Args) -> Result<Verdicts, Failure> {
         objects,
         &node_list,
         match args.format {
-            PreflightFormat::Text => Format::Text,
+            PreflightFormat::Text | PreflightFormat::Github => Format::Text,
             PreflightFormat::Json => Format::Json,
         },
     )?;
@@ -221,6 +221,77 @@ fn text(read: &ClusterRead, args: &Args, v: &Verdicts) -> String {
     out
 }
 
+/// Encodes a workflow-command message (`%`, CR and LF).
+fn data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Encodes a workflow-command property (also `:` and `,`).
+fn property(s: &str) -> String {
+    data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// GitHub Actions workflow commands, then the text summary line.
+fn github(read: &ClusterRead, args: &Args, v: &Verdicts) -> String {
+    let mut out = String::new();
+    let mut annotate = |command: &str, title: &str, message: &str| {
+        let _ = writeln!(
+            out,
+            "::{command} title={}::{}",
+            property(&format!("preflight {title}")),
+            data(&capi_diagnostics::excerpt::printable(message))
+        );
+    };
+    for pool in &v.report.pools {
+        let title = format!("MachinePool {}", pool.name);
+        for f in &pool.findings {
+            let command = match f.severity() {
+                Some(capi_diagnostics::Severity::Error) => "error",
+                Some(capi_diagnostics::Severity::Warning) => "warning",
+                _ => "notice",
+            };
+            annotate(command, &title, &f.to_string());
+        }
+    }
+    if let Some((nodes, _)) = &v.nodes {
+        let mut header = String::new();
+        for line in nodes.lines() {
+            if !line.starts_with(' ') {
+                header = line.split(" (").next().unwrap_or(line).to_owned();
+            } else if let Some(m) = line.trim_start().strip_prefix("ERROR ") {
+                annotate("error", &format!("Node matching {header}"), m.trim());
+            } else if let Some(m) = line.trim_start().strip_prefix("WARN ") {
+                annotate("warning", &format!("Node matching {header}"), m.trim());
+            }
+        }
+    }
+    if let Some(order) = &v.order {
+        let title = format!("--to {}", order.to);
+        for b in &order.blocking {
+            annotate(
+                "error",
+                &title,
+                &format!("{} blocks it: {}", b.pool, b.reason),
+            );
+        }
+        for line in upgrade_order::text(order).lines().filter(|l| {
+            l.trim_start()
+                .split_once(". ")
+                .is_some_and(|(n, _)| n.parse::<usize>().is_ok())
+        }) {
+            annotate("notice", &title, line.trim());
+        }
+    }
+    let text = text(read, args, v);
+    if let Some(summary) = text.lines().last() {
+        out.push_str(summary);
+        out.push('\n');
+    }
+    out
+}
+
 fn json_report(read: &ClusterRead, args: &Args, v: &Verdicts) -> Result<String, Failure> {
     let pools: Vec<Value> = v
         .report
@@ -283,6 +354,7 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     let rendered = match args.format {
         PreflightFormat::Text => text(&read, args, &v),
         PreflightFormat::Json => json_report(&read, args, &v)?,
+        PreflightFormat::Github => github(&read, args, &v),
     };
     let mut out = Output::stdout();
     out.write(rendered.as_bytes(), code)?;
