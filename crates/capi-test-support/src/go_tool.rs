@@ -46,7 +46,7 @@ pub fn go_bin_dir() -> PathBuf {
 }
 
 /// Builds the Go package `package` (e.g. `"."` or `"./cmd/apiserver"`) of the module at
-/// `module` (relative to the workspace root, e.g. `"tests/go/apiserver"`) into
+/// `module` (relative to the workspace root, e.g. `"tests/go/kubeapiserver"`) into
 /// `<target>/go-bin/<name>`, once per process.
 ///
 /// Returns `None`, after printing `skipped: no Go toolchain` to stderr, when there is no Go

@@ -1,8 +1,12 @@
-//! End-to-end test harness: a real `apiextensions-apiserver` (the Go program in
-//! `tests/go/apiserver`, upstream's own test server over an embedded etcd, on loopback) and
-//! the example conversion webhook (`examples/conversion-webhook`) served over real TLS.
+//! End-to-end test harness: a real `kube-apiserver` (the Go program in
+//! `tests/go/kubeapiserver`: Kubernetes v1.37.2's own test server, which includes the
+//! apiextensions-apiserver, over an embedded etcd, on loopback) and the example conversion
+//! webhook (`examples/conversion-webhook`) served over real TLS.
 //!
-//! Both are started once per test binary and shared by its tests: the API server stops when
+//! [`api_server`] is the server of the CRD, conversion and validation tests (the loopback
+//! token, in `system:masters`; `NamespaceLifecycle` off, so namespaces need not exist);
+//! [`kube_api_server`] is a second instance with static-token users for the RBAC and
+//! `preflight` tests. Each is started once per test binary and shared by its tests: the API server stops when
 //! the test process exits (its standard input closes), the webhook runs on its own runtime.
 //! Without a Go toolchain [`api_server`] returns `None` after printing
 //! `skipped: no Go toolchain` (a failure when `CAPI_REQUIRE_GO=1`).
@@ -16,8 +20,6 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
-
-use capi_test_support::go_tool::build_go_tool;
 
 pub mod differential;
 
@@ -96,7 +98,7 @@ pub fn api_server() -> Option<&'static ApiServer> {
 }
 
 fn start_api_server() -> Option<ApiServer> {
-    let bin = build_go_tool("tests/go/apiserver", ".", "capi-e2e-apiserver")?;
+    let bin = build_kube_api_server()?;
     Some(start_server(&bin, "apiserver", &[]).0)
 }
 
@@ -145,7 +147,8 @@ pub fn kube_api_server() -> Option<&'static KubeApiServer> {
     SERVER.get_or_init(start_kube_api_server).as_ref()
 }
 
-fn start_kube_api_server() -> Option<KubeApiServer> {
+/// Builds `tests/go/kubeapiserver` (once per process), its version set by ldflags.
+fn build_kube_api_server() -> Option<PathBuf> {
     let minor = KUBERNETES_VERSION
         .trim_start_matches('v')
         .split('.')
@@ -154,12 +157,16 @@ fn start_kube_api_server() -> Option<KubeApiServer> {
     let ldflags = format!(
         "-X k8s.io/component-base/version.gitVersion={KUBERNETES_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor={minor} -X k8s.io/component-base/version.gitTreeState=clean"
     );
-    let bin = capi_test_support::go_tool::build_go_tool_with_ldflags(
+    capi_test_support::go_tool::build_go_tool_with_ldflags(
         "tests/go/kubeapiserver",
         ".",
         "capi-e2e-kubeapiserver",
         &ldflags,
-    )?;
+    )
+}
+
+fn start_kube_api_server() -> Option<KubeApiServer> {
+    let bin = build_kube_api_server()?;
     let (server, line) = start_server(
         &bin,
         "kubeapiserver",

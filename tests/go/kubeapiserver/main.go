@@ -1,7 +1,9 @@
 // Command kubeapiserver starts a real kube-apiserver (k8s.io/kubernetes's own test server,
 // cmd/kube-apiserver/app/testing.StartTestServer) backed by an embedded etcd, both on
-// loopback and in a temporary directory, for the Rust end-to-end tests in tests/e2e that
-// need the core API (Nodes, Secrets, RBAC) besides CustomResourceDefinitions.
+// loopback and in a temporary directory, for the Rust end-to-end tests in tests/e2e: the CRD,
+// conversion and validation tests (the kube-apiserver includes the apiextensions-apiserver)
+// and those that need the core API (Nodes, Secrets, RBAC). NamespaceLifecycle is off, so a
+// test may create objects in a namespace it never created.
 //
 // Authorization is RBAC (the loopback token is in system:masters and always allowed).
 // A static token file names extra users, one per -user flag, each with a fresh token, so a
@@ -198,7 +200,7 @@ func run() error {
 		"--authorization-mode", "RBAC",
 		"--token-auth-file", tokenFile,
 		"--enable-priority-and-fairness=false",
-		"--disable-admission-plugins", "ServiceAccount,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,MutatingAdmissionPolicy",
+		"--disable-admission-plugins", "NamespaceLifecycle,ServiceAccount,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,MutatingAdmissionPolicy",
 	}
 	h := &harness{tmp: dir}
 	options := kubetesting.NewDefaultTestServerOptions()
