@@ -53,8 +53,6 @@ pub struct ClusterRead {
     pub workload: String,
     /// Objects a reference names that do not exist (`Kind ns/name`).
     pub missing: Vec<String>,
-    /// Requests sent.
-    pub requests: usize,
 }
 
 impl ClusterRead {
@@ -146,7 +144,8 @@ struct Reader<'a> {
     client: kube::Client,
     /// `management cluster URL` or `workload cluster URL`, for errors.
     cluster: String,
-    requests: usize,
+    /// The API groups discovered (`None`: not served).
+    groups: std::collections::BTreeMap<String, Option<kube::discovery::ApiGroup>>,
 }
 
 impl Reader<'_> {
@@ -173,15 +172,28 @@ impl Reader<'_> {
     }
 
     /// The resource of `kind` in `group` at the version discovery recommends; `None` when
-    /// the server does not serve it.
+    /// the server does not serve it. Each group is discovered once.
     fn resource(&mut self, group: &str, kind: &str) -> Result<Option<ApiResource>, String> {
-        self.requests += 1;
+        if !self.groups.contains_key(group) {
+            let found = self.discover(group)?;
+            self.groups.insert(group.to_owned(), found);
+        }
+        Ok(self
+            .groups
+            .get(group)
+            .and_then(Option::as_ref)
+            .and_then(|g| g.recommended_kind(kind))
+            .map(|(ar, _)| ar))
+    }
+
+    /// Discovery of one API group (its versions and resources); `None` when not served.
+    fn discover(&mut self, group: &str) -> Result<Option<kube::discovery::ApiGroup>, String> {
         let client = self.client.clone();
         let found = self.runtime.block_on(async {
             tokio::time::timeout(REQUEST_TIMEOUT, kube::discovery::group(&client, group)).await
         });
         match found {
-            Ok(Ok(g)) => Ok(g.recommended_kind(kind).map(|(ar, _)| ar)),
+            Ok(Ok(g)) => Ok(Some(g)),
             Ok(Err(kube::Error::Api(s))) if s.code == 404 => Ok(None),
             Ok(Err(kube::Error::Discovery(_))) => Ok(None),
             Ok(Err(e)) => Err(request_error(
@@ -206,7 +218,6 @@ impl Reader<'_> {
         namespace: &str,
         name: &str,
     ) -> Result<Option<Value>, String> {
-        self.requests += 1;
         let api: Api<DynamicObject> = Api::namespaced_with(self.client.clone(), namespace, ar);
         let got = self.block(
             api.get_opt(name),
@@ -235,7 +246,6 @@ impl Reader<'_> {
             if let Some(t) = &token {
                 page_params = page_params.continue_token(t);
             }
-            self.requests += 1;
             let page: ObjectList<K> =
                 self.block(api.list(&page_params), "list", resource, namespace)?;
             items.extend(page.items);
@@ -309,7 +319,7 @@ pub fn read(
         runtime: &runtime,
         client,
         cluster: format!("management cluster {url}"),
-        requests: 0,
+        groups: std::collections::BTreeMap::new(),
     };
     let mut read = ClusterRead {
         management_url: url,
@@ -376,23 +386,13 @@ pub fn read(
         read.management.extend(items);
     }
     // Each MachinePool's InfraMachinePool, by reference.
-    let mut resources: Vec<((String, String), Option<ApiResource>)> = Vec::new();
     for pool in &pools {
         let Some((group, kind, name)) =
             reference(&pool["spec"]["template"]["spec"]["infrastructureRef"])
         else {
             continue;
         };
-        let key = (group.clone(), kind.clone());
-        let ar = match resources.iter().find(|(k, _)| *k == key) {
-            Some((_, ar)) => ar.clone(),
-            None => {
-                let ar = m.resource(&group, &kind)?;
-                resources.push((key, ar.clone()));
-                ar
-            }
-        };
-        match ar {
+        match m.resource(&group, &kind)? {
             Some(ar) => match m.get(&ar, ns, &name)? {
                 Some(o) => read.management.push(o),
                 None => read.missing.push(format!("{kind} {ns}/{name}")),
@@ -402,7 +402,6 @@ pub fn read(
             )),
         }
     }
-    read.requests = m.requests;
 
     // The workload cluster.
     let (workload_config, how) = match workload_kubeconfig {
@@ -422,7 +421,6 @@ pub fn read(
         }
         None => {
             let secret_name = format!("{}-kubeconfig", target.name);
-            m.requests += 1;
             let secrets: Api<Secret> = Api::namespaced(m.client.clone(), ns);
             let secret = m
                 .block(secrets.get_opt(&secret_name), "get", "secrets", Some(ns))?
@@ -432,7 +430,6 @@ pub fn read(
                         m.cluster
                     )
                 })?;
-            read.requests = m.requests;
             let value = secret
                 .data
                 .as_ref()
@@ -461,11 +458,10 @@ pub fn read(
         runtime: &runtime,
         client,
         cluster: format!("workload cluster {workload_url} ({how})"),
-        requests: 0,
+        groups: std::collections::BTreeMap::new(),
     };
     let nodes: Api<Node> = Api::all(w.client.clone());
     let listed = w.list(&nodes, &ListParams::default(), "nodes", None)?;
-    read.requests += w.requests;
     read.nodes = listed
         .into_iter()
         .map(|n| serde_json::to_value(&n).map_err(|e| format!("cannot write a Node as JSON: {e}")))
