@@ -170,7 +170,20 @@ pub fn text(order: &Order) -> String {
     if order.control_plane.is_none() {
         out.push_str("  order   unknown: no running control plane version was read\n");
     } else if order.steps.is_empty() {
-        out.push_str("  order   nothing to do: the control plane runs that minor already\n");
+        let older = MinorVersion::api_server(&order.to)
+            .ok()
+            .zip(
+                order
+                    .control_plane
+                    .as_deref()
+                    .and_then(|v| MinorVersion::api_server(v).ok()),
+            )
+            .is_some_and(|(to, now)| to < now);
+        if older {
+            out.push_str("  order   none: the control plane runs a newer minor (Kubernetes does not support downgrades)\n");
+        } else {
+            out.push_str("  order   nothing to do: the control plane runs that minor already\n");
+        }
     }
     for (i, s) in order.steps.iter().enumerate() {
         let line = match s {
@@ -183,4 +196,70 @@ pub fn text(order: &Order) -> String {
         let _ = writeln!(out, "  {}. {line}", i + 1);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// A validated pool at `version` (its `spec.template.spec.version`).
+    fn pool(name: &str, version: &str) -> PoolReport {
+        let value = serde_json::json!({
+            "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachinePool",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"clusterName": "c", "template": {"spec": {"clusterName": "c", "version": version,
+                "bootstrap": {"dataSecretName": "b"},
+                "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachinePool", "name": name}}}}});
+        PoolReport {
+            source: "test".to_owned(),
+            name: format!("default/{name}"),
+            api_version: "cluster.x-k8s.io/v1beta2".to_owned(),
+            machine_pool: Some(serde_json::from_value(value).unwrap()),
+            findings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_pool_four_minors_behind_blocks_and_moves_before_the_last_step() {
+        let pools = [pool("new", "v1.34.2"), pool("old", "v1.33.5")];
+        let o = order("v1.37.0", &["v1.34.2".to_owned()], &pools);
+        assert_eq!(o.control_plane.as_deref(), Some("1.34"));
+        assert_eq!(o.blocking.len(), 1);
+        assert_eq!(o.blocking[0].pool, "MachinePool default/old");
+        assert_eq!(
+            o.steps,
+            [
+                Step::ControlPlane { to: "1.35".into() },
+                Step::ControlPlane { to: "1.36".into() },
+                Step::Pools {
+                    pools: vec!["MachinePool default/old".into()],
+                    to: "1.36".into(),
+                    before: "1.37".into()
+                },
+                Step::ControlPlane { to: "1.37".into() },
+            ]
+        );
+        assert!(!o.can_upgrade_now());
+    }
+
+    #[test]
+    fn the_next_minor_with_pools_in_the_window_can_be_set_now() {
+        let o = order("v1.35.0", &["v1.34.2".to_owned()], &[pool("a", "v1.33.0")]);
+        assert!(o.blocking.is_empty());
+        assert_eq!(o.steps, [Step::ControlPlane { to: "1.35".into() }]);
+        assert!(o.can_upgrade_now());
+    }
+
+    #[test]
+    fn an_older_version_is_no_order() {
+        let o = order("v1.33.0", &["v1.34.2".to_owned()], &[pool("a", "v1.33.0")]);
+        assert!(o.steps.is_empty());
+        assert!(
+            text(&o).contains("Kubernetes does not support downgrades"),
+            "{}",
+            text(&o)
+        );
+    }
 }
