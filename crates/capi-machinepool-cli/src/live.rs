@@ -18,6 +18,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use capi_contract::fields::machine_pool::INFRASTRUCTURE_REF;
 use capi_machinepool_api::views::Cluster;
 use k8s_openapi::api::core::v1::{Node, Secret};
 use kube::api::{Api, DynamicObject, ListParams, ObjectList};
@@ -387,9 +388,8 @@ pub fn read(
     }
     // Each MachinePool's InfraMachinePool, by reference.
     for pool in &pools {
-        let Some((group, kind, name)) =
-            reference(&pool["spec"]["template"]["spec"]["infrastructureRef"])
-        else {
+        let infrastructure_ref = INFRASTRUCTURE_REF.node(pool).unwrap_or(&Value::Null);
+        let Some((group, kind, name)) = reference(infrastructure_ref) else {
             continue;
         };
         match m.resource(&group, &kind)? {
