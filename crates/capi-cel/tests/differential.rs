@@ -1,6 +1,6 @@
 //! The CEL differential: mutants of real provider CRDs (families in
 //! `common/mutants.rs`) judged by this crate and by upstream's own
-//! `ValidateCustomResourceDefinition` (tests/go/apiserver/crdvalidate): same verdict, same
+//! `ValidateCustomResourceDefinition` (tests/go/kubeapiserver/crdvalidate): same verdict, same
 //! field paths, same messages. A mutant this crate reports as not judged is counted, not
 //! compared. Skips without Go unless `CAPI_REQUIRE_GO=1`.
 //!

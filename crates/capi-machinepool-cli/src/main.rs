@@ -4,14 +4,16 @@
 
 mod cmd;
 mod input;
+mod live;
 mod output;
 mod render;
 mod server;
+mod upgrade_order;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 const EXIT_CODES: &str = "\
 Exit status:
@@ -60,6 +62,20 @@ Exit status:
      the command line is wrong
 A closed standard output (e.g. `| head`) ends the command quietly.";
 
+const PREFLIGHT_EXIT_CODES: &str = "\
+Exit status:
+  0  every verdict passes: no MachinePool is invalid or breaks the version skew policy, every
+     listed provider ID has exactly one Node; with --to: no pool blocks the version and the
+     control plane is at most one minor behind it
+  1  a verdict fails, or (--to) the version cannot be set now (the order is printed)
+  2  a cluster cannot be read (the error names the verb and resource refused), or the
+     command line is wrong
+A closed standard output (e.g. `| head`) ends the command quietly.";
+
+/// The name kubectl runs the binary under as a plugin (`kubectl capi-machinepool`: a dash of
+/// the plugin's name is an underscore in the file's).
+const KUBECTL_PLUGIN: &str = "kubectl-capi_machinepool";
+
 const CRD_EXIT_CODES: &str = "\
 Exit status:
   0  the CRD was printed
@@ -105,6 +121,20 @@ impl From<NodesFormat> for Format {
             NodesFormat::Json => Self::Json,
         }
     }
+}
+
+/// Output format of `preflight`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PreflightFormat {
+    /// Human readable: what was read, the verdicts as `validate` and `nodes` print them, the
+    /// upgrade order.
+    Text,
+    /// One JSON document: what was read, each pool's findings, the Node matching as `nodes
+    /// --format json` gives it, the upgrade order.
+    Json,
+    /// GitHub Actions workflow commands: `::error` / `::warning` / `::notice` for each
+    /// finding, Node matching problem, blocking pool and step, then the summary line.
+    Github,
 }
 
 /// An API version of MachinePool.
@@ -200,6 +230,38 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: NodesFormat,
     },
+    /// Ask the live clusters: read one Cluster (its ClusterClass, control plane, MachinePools
+    /// and InfraMachinePools, Machines, MachineDeployments) from the management cluster and
+    /// the Nodes of its workload cluster, read-only, and give the verdicts `validate -f` and
+    /// `nodes` give for the same objects; with --to, which pools block the version and the
+    /// safe order.
+    #[command(after_help = PREFLIGHT_EXIT_CODES)]
+    Preflight {
+        /// The Cluster, NAMESPACE/NAME.
+        #[arg(long, value_name = "NAMESPACE/NAME")]
+        cluster: live::Target,
+        /// The Kubernetes version to upgrade the control plane to, e.g. v1.35.0.
+        #[arg(long, value_name = "VERSION")]
+        to: Option<String>,
+        /// The management cluster's kubeconfig (else $KUBECONFIG, else ~/.kube/config, else
+        /// the in-cluster service account).
+        #[arg(long, value_name = "FILE")]
+        kubeconfig: Option<PathBuf>,
+        /// The kubeconfig context of the management cluster.
+        #[arg(long, value_name = "NAME")]
+        context: Option<String>,
+        /// Run a kubeconfig user's `exec` credential plugin, as kubectl does (refused
+        /// otherwise).
+        #[arg(long)]
+        allow_exec_plugin: bool,
+        /// The workload cluster's kubeconfig, instead of the Secret NAME-kubeconfig (key
+        /// `value`) in the Cluster's namespace that Cluster API reads.
+        #[arg(long, value_name = "FILE")]
+        workload_kubeconfig: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: PreflightFormat,
+    },
     /// Check provider CRDs (and objects) against the InfraMachinePool contract.
     #[command(after_help = CHECK_EXIT_CODES)]
     Check {
@@ -260,8 +322,24 @@ enum Command {
     },
 }
 
+/// The command line; under the kubectl plugin's name, usage and help say
+/// `kubectl capi-machinepool`.
+fn parse() -> Cli {
+    let plugin = std::env::args_os()
+        .next()
+        .map(PathBuf::from)
+        .and_then(|p| p.file_stem().map(|s| s == KUBECTL_PLUGIN))
+        .unwrap_or(false);
+    if !plugin {
+        return Cli::parse();
+    }
+    let mut command = Cli::command().bin_name("kubectl capi-machinepool");
+    let matches = command.clone().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut command).exit())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse();
     let result = match cli.command {
         Command::Crd => cmd::crd::run(),
         Command::Validate {
@@ -288,6 +366,26 @@ fn main() -> ExitCode {
             nodes,
             format,
         } => cmd::nodes::run(&objects, &nodes, format.into()),
+        Command::Preflight {
+            cluster,
+            to,
+            kubeconfig,
+            context,
+            allow_exec_plugin,
+            workload_kubeconfig,
+            format,
+        } => cmd::preflight::run(&cmd::preflight::Args {
+            cluster,
+            to,
+            server: server::ServerArgs {
+                server: true,
+                kubeconfig,
+                context,
+                allow_exec_plugin,
+            },
+            workload_kubeconfig,
+            format,
+        }),
         Command::Check {
             mut paths,
             files,

@@ -97,7 +97,7 @@ impl ApiServer {
             .enable_all()
             .build()
             .map_err(|e| format!("--server: cannot start the client runtime: {e}"))?;
-        let (config, context) = runtime.block_on(config(args))?;
+        let (config, context) = runtime.block_on(config(args, "--server"))?;
         let url = config.cluster_url.to_string();
         // The client spawns its buffer task: it is built inside the runtime.
         let client = runtime
@@ -262,9 +262,10 @@ fn judges(code: u16) -> bool {
     matches!(code, 400 | 409 | 422)
 }
 
-/// The client configuration, and the name of the context it comes from (`in-cluster` for the
-/// service account).
-async fn config(args: &ServerArgs) -> Result<(kube::Config, String), String> {
+/// The kube client configuration the flags select (kubectl's order: `--kubeconfig`, else
+/// $KUBECONFIG, else ~/.kube/config, else in-cluster), and the name of the context it comes
+/// from (`in-cluster` for the service account); `flag` names the option in errors.
+pub async fn config(args: &ServerArgs, flag: &str) -> Result<(kube::Config, String), String> {
     let options = kube::config::KubeConfigOptions {
         context: args.context.clone(),
         ..kube::config::KubeConfigOptions::default()
@@ -277,7 +278,7 @@ async fn config(args: &ServerArgs) -> Result<(kube::Config, String), String> {
         None => match kube::config::Kubeconfig::read() {
             Ok(kubeconfig) => Some(kubeconfig),
             Err(e) if args.context.is_some() => {
-                return Err(format!("--server: cannot read the kubeconfig: {e}"));
+                return Err(format!("{flag}: cannot read the kubeconfig: {e}"));
             }
             Err(_) => None,
         },
@@ -285,9 +286,14 @@ async fn config(args: &ServerArgs) -> Result<(kube::Config, String), String> {
     let Some(kubeconfig) = kubeconfig else {
         return kube::Config::incluster()
             .map(|config| (config, "in-cluster (the service account)".to_owned()))
-            .map_err(|e| format!("--server: no kubeconfig or in-cluster configuration: {e}"));
+            .map_err(|e| format!("{flag}: no kubeconfig or in-cluster configuration: {e}"));
     };
-    runs_nothing(&kubeconfig, args.context.as_deref(), args.allow_exec_plugin)?;
+    runs_nothing(
+        &kubeconfig,
+        args.context.as_deref(),
+        args.allow_exec_plugin,
+        flag,
+    )?;
     let context = args
         .context
         .clone()
@@ -299,17 +305,18 @@ async fn config(args: &ServerArgs) -> Result<(kube::Config, String), String> {
     kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .map(|config| (config, context))
-        .map_err(|e| format!("--server: cannot read the kubeconfig: {e}"))
+        .map_err(|e| format!("{flag}: cannot read the kubeconfig: {e}"))
 }
 
 /// Refuses a kubeconfig whose user (of `context`, else the current context) would run a
 /// program: a removed auth provider (`gcp`, `azure`: client-go dropped them in Kubernetes
 /// 1.26 and kubectl runs nothing for them, while the kube client still runs their
-/// `cmd-path`), or an `exec` credential plugin unless `allow_exec`.
+/// `cmd-path`), or an `exec` credential plugin unless `allow_exec`; `flag` names the option in errors.
 pub fn runs_nothing(
     kubeconfig: &kube::config::Kubeconfig,
     context: Option<&str>,
     allow_exec: bool,
+    flag: &str,
 ) -> Result<(), String> {
     let Some(name) = context.or(kubeconfig.current_context.as_deref()) else {
         return Ok(());
@@ -336,7 +343,7 @@ pub fn runs_nothing(
         && matches!(provider.name.as_str(), "gcp" | "azure")
     {
         return Err(format!(
-            "--server: the kubeconfig user {shown} uses the `{}` auth provider, which client-go removed in Kubernetes 1.26 (kubectl runs nothing for it); refused here, since its `cmd-path` would run a program: use the provider's exec plugin (gke-gcloud-auth-plugin, kubelogin) with --allow-exec-plugin",
+            "{flag}: the kubeconfig user {shown} uses the `{}` auth provider, which client-go removed in Kubernetes 1.26 (kubectl runs nothing for it); refused here, since its `cmd-path` would run a program: use the provider's exec plugin (gke-gcloud-auth-plugin, kubelogin) with --allow-exec-plugin",
             provider.name
         ));
     }
@@ -345,7 +352,7 @@ pub fn runs_nothing(
     {
         let command = exec.command.as_deref().unwrap_or_default();
         return Err(format!(
-            "--server: the kubeconfig user {shown} runs a credential plugin (`exec` command {}); a kubeconfig a pull request can supply must not run programs, so it is refused unless you pass --allow-exec-plugin (kubectl would run it)",
+            "{flag}: the kubeconfig user {shown} runs a credential plugin (`exec` command {}); a kubeconfig a pull request can supply must not run programs, so it is refused unless you pass --allow-exec-plugin (kubectl would run it)",
             capi_diagnostics::excerpt::excerpt(command)
         ));
     }

@@ -1,5 +1,5 @@
-//! `check --server` and `validate --server` against the real `apiextensions-apiserver` of the
-//! end-to-end tier (tests/go/apiserver): the server's verdict, cause by cause, and exit 2 when
+//! `check --server` and `validate --server` against the real `kube-apiserver` of the
+//! end-to-end tier (tests/go/kubeapiserver): the server's verdict, cause by cause, and exit 2 when
 //! no server answers. Without Go the test is skipped (a failure under `CAPI_REQUIRE_GO=1`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -46,7 +46,7 @@ pub fn go_bin_dir() -> PathBuf {
 }
 
 /// Builds the Go package `package` (e.g. `"."` or `"./cmd/apiserver"`) of the module at
-/// `module` (relative to the workspace root, e.g. `"tests/go/apiserver"`) into
+/// `module` (relative to the workspace root, e.g. `"tests/go/kubeapiserver"`) into
 /// `<target>/go-bin/<name>`, once per process.
 ///
 /// Returns `None`, after printing `skipped: no Go toolchain` to stderr, when there is no Go
@@ -57,6 +57,26 @@ pub fn go_bin_dir() -> PathBuf {
 #[must_use]
 pub fn build_go_tool(module: &str, package: &str, name: &str) -> Option<PathBuf> {
     once_per_process(name, || build_uncached(module, package, name))
+}
+
+/// [`build_go_tool`] with `-ldflags` (e.g. `-X` of a version variable, so that the program
+/// reports a real version).
+///
+/// # Panics
+/// As [`build_go_tool`].
+#[must_use]
+pub fn build_go_tool_with_ldflags(
+    module: &str,
+    package: &str,
+    name: &str,
+    ldflags: &str,
+) -> Option<PathBuf> {
+    once_per_process(name, || {
+        let Some(go) = go_command() else {
+            return build_uncached(module, package, name);
+        };
+        build_with(&go, module, package, name, None, Some(ldflags))
+    })
 }
 
 /// The binary `name`, built by `build` the first time a test of this process asks for it.
@@ -109,7 +129,14 @@ pub fn build_go_tool_reexporting(
             || build_uncached(module, package, name),
             |go| {
                 let work = reexport_workspace(&go, module, name, reexport);
-                build_with(&go, module, package, name, Some((&work, reexport.tag)))
+                build_with(
+                    &go,
+                    module,
+                    package,
+                    name,
+                    Some((&work, reexport.tag)),
+                    None,
+                )
             },
         )
     })
@@ -195,17 +222,18 @@ fn build_uncached(module: &str, package: &str, name: &str) -> Option<PathBuf> {
         eprintln!("skipped: no Go toolchain (install Go 1.26+ to run the {name} tests)");
         return None;
     };
-    build_with(&go, module, package, name, None)
+    build_with(&go, module, package, name, None, None)
 }
 
 /// `go build` of `package` of `module` into `<target>/go-bin/<name>`, in the Go workspace
-/// `work` with a build tag when given.
+/// `work` with a build tag when given, with `ldflags` when given.
 fn build_with(
     go: &Path,
     module: &str,
     package: &str,
     name: &str,
     work: Option<(&Path, &str)>,
+    ldflags: Option<&str>,
 ) -> Option<PathBuf> {
     let dir = go_bin_dir();
     std::fs::create_dir_all(&dir).unwrap();
@@ -223,8 +251,11 @@ fn build_with(
             command.args(["build", "-mod=readonly", "-o"]);
         }
     }
+    command.arg(&out);
+    if let Some(ldflags) = ldflags {
+        command.arg("-ldflags").arg(ldflags);
+    }
     let status = command
-        .arg(&out)
         .arg(package)
         .status()
         .unwrap_or_else(|e| panic!("running {} build in {}: {e}", go.display(), module));

@@ -1,8 +1,12 @@
-//! End-to-end test harness: a real `apiextensions-apiserver` (the Go program in
-//! `tests/go/apiserver`, upstream's own test server over an embedded etcd, on loopback) and
-//! the example conversion webhook (`examples/conversion-webhook`) served over real TLS.
+//! End-to-end test harness: a real `kube-apiserver` (the Go program in
+//! `tests/go/kubeapiserver`: Kubernetes v1.37.2's own test server, which includes the
+//! apiextensions-apiserver, over an embedded etcd, on loopback) and the example conversion
+//! webhook (`examples/conversion-webhook`) served over real TLS.
 //!
-//! Both are started once per test binary and shared by its tests: the API server stops when
+//! [`api_server`] is the server of the CRD, conversion and validation tests (the loopback
+//! token, in `system:masters`; `NamespaceLifecycle` off, so namespaces need not exist);
+//! [`kube_api_server`] is a second instance with static-token users for the RBAC and
+//! `preflight` tests. Each is started once per test binary and shared by its tests: the API server stops when
 //! the test process exits (its standard input closes), the webhook runs on its own runtime.
 //! Without a Go toolchain [`api_server`] returns `None` after printing
 //! `skipped: no Go toolchain` (a failure when `CAPI_REQUIRE_GO=1`).
@@ -16,8 +20,6 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
-
-use capi_test_support::go_tool::build_go_tool;
 
 pub mod differential;
 
@@ -96,12 +98,112 @@ pub fn api_server() -> Option<&'static ApiServer> {
 }
 
 fn start_api_server() -> Option<ApiServer> {
-    let bin = build_go_tool("tests/go/apiserver", ".", "capi-e2e-apiserver")?;
-    let dir = capi_test_support::go_tool::go_bin_dir().join(format!("e2e-{}", std::process::id()));
+    let bin = build_kube_api_server()?;
+    Some(start_server(&bin, "apiserver", &[]).0)
+}
+
+/// The Kubernetes release the kube-apiserver of `tests/go/kubeapiserver` is built from.
+pub const KUBERNETES_VERSION: &str = "v1.37.2";
+
+/// A user of the kube-apiserver's static token file, with no rights but what RBAC grants.
+pub const PREFLIGHT_USER: &str = "capi-preflight";
+
+/// A second user, for tests that grant less than the shipped ClusterRole.
+pub const LIMITED_USER: &str = "capi-limited";
+
+/// A running kube-apiserver (`tests/go/kubeapiserver`): the core API besides CRDs, RBAC
+/// authorization, and the tokens of [`PREFLIGHT_USER`] and [`LIMITED_USER`].
+pub struct KubeApiServer {
+    /// The server, with its loopback (system:masters) token.
+    pub server: ApiServer,
+    /// User name -> bearer token.
+    pub user_tokens: std::collections::BTreeMap<String, String>,
+}
+
+impl KubeApiServer {
+    /// A kubeconfig that reaches this server as `user` (one of the static token file's).
+    ///
+    /// # Panics
+    /// When the server has no such user.
+    #[must_use]
+    pub fn kubeconfig_as(&self, user: &str) -> String {
+        let token = self
+            .user_tokens
+            .get(user)
+            .unwrap_or_else(|| panic!("the kube-apiserver has no user {user}"));
+        self.server
+            .kubeconfig
+            .replace(&self.server.endpoint.token, token)
+    }
+}
+
+/// The shared kube-apiserver of this test binary (started on first use), or `None` without
+/// Go.
+///
+/// # Panics
+/// When the Go build fails or the server does not start within three minutes.
+pub fn kube_api_server() -> Option<&'static KubeApiServer> {
+    static SERVER: OnceLock<Option<KubeApiServer>> = OnceLock::new();
+    SERVER.get_or_init(start_kube_api_server).as_ref()
+}
+
+/// Builds `tests/go/kubeapiserver` (once per process), its version set by ldflags.
+fn build_kube_api_server() -> Option<PathBuf> {
+    let minor = KUBERNETES_VERSION
+        .trim_start_matches('v')
+        .split('.')
+        .nth(1)
+        .unwrap_or_default();
+    let ldflags = format!(
+        "-X k8s.io/component-base/version.gitVersion={KUBERNETES_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor={minor} -X k8s.io/component-base/version.gitTreeState=clean"
+    );
+    capi_test_support::go_tool::build_go_tool_with_ldflags(
+        "tests/go/kubeapiserver",
+        ".",
+        "capi-e2e-kubeapiserver",
+        &ldflags,
+    )
+}
+
+fn start_kube_api_server() -> Option<KubeApiServer> {
+    let bin = build_kube_api_server()?;
+    let (server, line) = start_server(
+        &bin,
+        "kubeapiserver",
+        &["-user", PREFLIGHT_USER, "-user", LIMITED_USER],
+    );
+    let user_tokens = line["users"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(KubeApiServer {
+        server,
+        user_tokens,
+    })
+}
+
+/// Starts one of the Go API server programs with `args` and reads its endpoint line.
+fn start_server(
+    bin: &std::path::Path,
+    name: &str,
+    args: &[&str],
+) -> (ApiServer, serde_json::Value) {
+    // The apiextensions server's directory keeps its first name (tests write beside it).
+    let run = if name == "apiserver" {
+        format!("e2e-{}", std::process::id())
+    } else {
+        format!("e2e-{}-{name}", std::process::id())
+    };
+    let dir = capi_test_support::go_tool::go_bin_dir().join(run);
     std::fs::create_dir_all(&dir).expect("create the e2e run directory");
-    let log = dir.join("apiserver.log");
+    let log = dir.join(format!("{name}.log"));
     let stderr = std::fs::File::create(&log).expect("create the API server log");
-    let mut child = Command::new(&bin)
+    let mut child = Command::new(bin)
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(stderr)
@@ -147,12 +249,15 @@ fn start_api_server() -> Option<ApiServer> {
         ca.display(),
         endpoint.token,
     );
-    Some(ApiServer {
-        endpoint,
-        log,
-        kubeconfig,
-        child: Mutex::new(child),
-    })
+    (
+        ApiServer {
+            endpoint,
+            log,
+            kubeconfig,
+            child: Mutex::new(child),
+        },
+        v,
+    )
 }
 
 /// The example conversion webhook, served over TLS on loopback.
@@ -190,6 +295,10 @@ metadata: {name: awsmachinepools.infrastructure.cluster.x-k8s.io, labels: {clust
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: azuremachinepools.infrastructure.cluster.x-k8s.io, labels: {cluster.x-k8s.io/v1beta2: v1beta1}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: foomachinepools.infrastructure.cluster.x-k8s.io, labels: {cluster.x-k8s.io/v1beta2: v1beta1}}
 ";
 
 /// The shared webhook of this test binary (started on first use).

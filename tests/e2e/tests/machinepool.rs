@@ -412,6 +412,10 @@ const MAP: &[(&str, &str)] = &[
         "infrastructure.cluster.x-k8s.io/AzureMachinePool",
         "infrastructure.cluster.x-k8s.io/v1beta1",
     ),
+    (
+        "infrastructure.cluster.x-k8s.io/FooMachinePool",
+        "infrastructure.cluster.x-k8s.io/v1beta1",
+    ),
 ];
 
 /// The MachinePools of the fixtures (providers' clusterctl templates, with their variables

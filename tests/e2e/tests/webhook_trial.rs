@@ -1,5 +1,5 @@
 //! The operator's trial of the example conversion webhook (issue 52), against the real
-//! apiextensions-apiserver of the tests (`tests/go/apiserver`): the webhook serves TLS on
+//! kube-apiserver of the tests (`tests/go/kubeapiserver`): the webhook serves TLS on
 //! loopback, the MachinePool CRD registers it by URL, and it resolves reference versions from
 //! the API server's own CRDs (`LiveCrds`, a watch; no `--crds` bundle), as Cluster API's
 //! manager does (`contract.GetAPIVersion`).
@@ -215,7 +215,7 @@ async fn webhook_trial_on_a_real_api_server() {
     )
     .await
     .unwrap();
-    // (The apiextensions-apiserver serves no core API: namespaces need not exist.)
+    // (The tests' server runs without NamespaceLifecycle: namespaces need not exist.)
 
     let (dir, ca_pem) = webhook_dir();
     let webhook = WebhookRun::start(&dir, ([127, 0, 0, 1], 0).into(), server);

@@ -1,5 +1,5 @@
 //! Shared by the CEL tests: the Go oracle (upstream's `ValidateCustomResourceDefinition`,
-//! tests/go/apiserver/crdvalidate), CRD wrapping, and comparison of verdicts.
+//! tests/go/kubeapiserver/crdvalidate), CRD wrapping, and comparison of verdicts.
 
 #![allow(dead_code)]
 
@@ -25,7 +25,7 @@ impl Oracle {
     /// Builds and starts the oracle; `None` (after a printed skip) without Go.
     pub fn start() -> Option<Mutex<Oracle>> {
         let bin = capi_test_support::go_tool::build_go_tool(
-            "tests/go/apiserver",
+            "tests/go/kubeapiserver",
             "./crdvalidate",
             "capi-crdvalidate",
         )?;

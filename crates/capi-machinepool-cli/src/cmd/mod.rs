@@ -4,6 +4,7 @@ pub mod check;
 pub mod convert;
 pub mod crd;
 pub mod nodes;
+pub mod preflight;
 pub mod review;
 pub mod validate;
 

@@ -287,6 +287,23 @@ fn read_pools(path: &Path) -> Result<Vec<Pool>, Failure> {
         )
         .into());
     }
+    Ok(joined(pools))
+}
+
+/// The objects with a `spec.providerIDList` among `objects` (`(source, object)`), each
+/// InfraMachinePool joined to its MachinePool.
+fn pools_of(objects: Vec<(String, Value)>) -> Result<Vec<Pool>, Failure> {
+    let mut pools = Vec::new();
+    for (source, value) in objects {
+        if let Some(p) = pool(&value, source)? {
+            pools.push(p);
+        }
+    }
+    Ok(joined(pools))
+}
+
+/// Joins each InfraMachinePool to its MachinePool (owner, scale-up allowance, matching).
+fn joined(mut pools: Vec<Pool>) -> Vec<Pool> {
     // An InfraMachinePool without an owner reference belongs to the given MachinePool whose
     // infrastructureRef names it, and scales with it.
     let machine_pools: Vec<(String, &Pool)> = pools
@@ -324,7 +341,7 @@ fn read_pools(path: &Path) -> Result<Vec<Pool>, Failure> {
             p.matching = matching;
         }
     }
-    Ok(pools)
+    pools
 }
 
 fn difference_text(d: Difference) -> &'static str {
@@ -594,8 +611,36 @@ fn json(
 pub fn run(objects: &Path, nodes: &Path, format: Format) -> Result<ExitCode, Failure> {
     let node_list = read_nodes(nodes)?;
     let pools = read_pools(objects)?;
+    let (rendered, code) = render(&pools, &node_list, format)?;
+    let mut out = Output::stdout();
+    out.write(rendered.as_bytes(), code)?;
+    out.flush(code)?;
+    Ok(code)
+}
+
+/// The matching `nodes` prints for `objects` (`(source, object)`, as `--objects` reads them)
+/// and `node_list`, in `format`, with its exit status; `None` when no object has a
+/// `spec.providerIDList` (the `nodes` command refuses such an input).
+pub fn matching(
+    objects: Vec<(String, Value)>,
+    node_list: &[k8s_openapi::api::core::v1::Node],
+    format: Format,
+) -> Result<Option<(String, ExitCode)>, Failure> {
+    let pools = pools_of(objects)?;
+    if pools.is_empty() {
+        return Ok(None);
+    }
+    render(&pools, node_list, format).map(Some)
+}
+
+/// Matches and renders; exit status 1 when a pool is not clean.
+fn render(
+    pools: &[Pool],
+    node_list: &[k8s_openapi::api::core::v1::Node],
+    format: Format,
+) -> Result<(String, ExitCode), Failure> {
     let lists: Vec<&[String]> = pools.iter().map(|p| p.list.as_slice()).collect();
-    let report = match_pools(&lists, &node_list);
+    let report = match_pools(&lists, node_list);
     let owned: Vec<OwnedList<'_, String>> = pools
         .iter()
         .map(|p| OwnedList {
@@ -604,7 +649,7 @@ pub fn run(objects: &Path, nodes: &Path, format: Format) -> Result<ExitCode, Fai
             list: p.list.as_slice(),
         })
         .collect();
-    let owners = ownership(&owned, &node_list);
+    let owners = ownership(&owned, node_list);
     let passes = owners.is_clean() && pools.iter().zip(&report.pools).all(|(p, r)| p.is_clean(r));
     let code = if passes {
         ExitCode::SUCCESS
@@ -612,14 +657,19 @@ pub fn run(objects: &Path, nodes: &Path, format: Format) -> Result<ExitCode, Fai
         ExitCode::from(1)
     };
     let rendered = match format {
-        Format::Text => text(&pools, &report, &owners, node_list.len()),
-        Format::Json => json(&pools, &report, &owners, passes)?,
+        Format::Text => text(pools, &report, &owners, node_list.len()),
+        Format::Json => json(pools, &report, &owners, passes)?,
         Format::Junit | Format::Github | Format::Sarif => {
             return Err("nodes supports --format text and json".to_owned().into());
         }
     };
-    let mut out = Output::stdout();
-    out.write(rendered.as_bytes(), code)?;
-    out.flush(code)?;
-    Ok(code)
+    Ok((rendered, code))
+}
+
+/// The Nodes of one object of the workload cluster (a Node).
+pub fn node_of(
+    source: &str,
+    value: &Value,
+) -> Result<Vec<k8s_openapi::api::core::v1::Node>, Failure> {
+    nodes_from_value(value).map_err(|e| format!("{source}: {e}").into())
 }

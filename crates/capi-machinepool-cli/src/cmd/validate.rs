@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use capi_machinepool_admission::Admission;
 use capi_machinepool_rollout::skew::{SkewRule, VersionAt};
-use capi_machinepool_rollout::{PoolFinding, Validation};
+use capi_machinepool_rollout::{PoolFinding, PoolReport, Validation, ValidationReport};
 
 use capi_diagnostics::excerpt::printable;
 
@@ -78,13 +78,7 @@ pub fn run(
                 let _ = writeln!(text, "  server  error   {}", printable(line));
             }
         }
-        let unchecked = pool
-            .findings
-            .iter()
-            .any(|f| matches!(f, PoolFinding::Skew(skew) if skew.rule == SkewRule::NotChecked && skew.severity.is_some()));
-        if unchecked {
-            let _ = writeln!(text, "  hint    pass {FLAG} to check the version skew");
-        }
+        text.push_str(&hint(pool));
     }
     let _ = writeln!(
         text,
@@ -105,6 +99,39 @@ pub fn run(
     out.write(text.as_bytes(), code)?;
     out.flush(code)?;
     Ok(code)
+}
+
+/// The hint line under a pool whose skew was not checked (empty otherwise).
+fn hint(pool: &PoolReport) -> String {
+    let unchecked = pool
+        .findings
+        .iter()
+        .any(|f| matches!(f, PoolFinding::Skew(skew) if skew.rule == SkewRule::NotChecked && skew.severity.is_some()));
+    if unchecked {
+        format!("  hint    pass {FLAG} to check the version skew\n")
+    } else {
+        String::new()
+    }
+}
+
+/// The verdicts `validate -f` gives for objects already read (`(source, object)`, in stream
+/// order; no `--old`, no `--server`): the report and its text, one block per MachinePool as
+/// `validate` prints it.
+pub fn verdicts<'a>(
+    objects: impl IntoIterator<Item = (String, &'a serde_json::Value)>,
+) -> Result<(ValidationReport, String), Failure> {
+    let admission = Admission::new().map_err(|e| e.to_string())?;
+    let mut validation = Validation::new(&admission);
+    for (source, value) in objects {
+        validation.add(source, value);
+    }
+    let report = validation.finish();
+    let mut text = String::new();
+    for pool in &report.pools {
+        let _ = write!(text, "{pool}");
+        text.push_str(&hint(pool));
+    }
+    Ok((report, text))
 }
 
 /// The server's causes for refusing one MachinePool (empty: accepted).
