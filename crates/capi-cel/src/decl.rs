@@ -46,35 +46,15 @@ pub struct Decls {
     pub all: Vec<Decl>,
 }
 
-const RESERVED: [&str; 21] = [
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
+/// Names a property cannot be declared under as such: the language's literals and `in`,
+/// and the words the parser reserves ([`crate::parse::RESERVED`]).
+const LITERAL_WORDS: [&str; 4] = ["true", "false", "null", "in"];
 
 /// A CEL reserved word: a field of that name is declared as `__name__`, and the
 /// environment (compatibility 1.31 and later) finds it under its plain name too.
 #[must_use]
 pub fn is_reserved(name: &str) -> bool {
-    RESERVED.contains(&name)
+    LITERAL_WORDS.contains(&name) || crate::parse::RESERVED.contains(&name)
 }
 
 /// A property name as CEL sees it (apiserver's `Escape`): itself, `__name__` for reserved
@@ -86,7 +66,7 @@ pub fn escape(name: &str) -> Option<String> {
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
-    if RESERVED.contains(&name) {
+    if is_reserved(name) {
         return Some(format!("__{name}__"));
     }
     let mut out = String::new();

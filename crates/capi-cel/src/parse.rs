@@ -42,7 +42,8 @@ enum Rule {
 
 const EXPECTING_PRIMARY: &str = "Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
 
-const RESERVED: [&str; 17] = [
+/// Words the parser reserves (cel-go's grammar).
+pub(crate) const RESERVED: [&str; 17] = [
     "as",
     "break",
     "const",

@@ -5,6 +5,7 @@
 //! * [`excerpt`](mod@excerpt): short, escaped excerpts of input for messages (input comes from pull
 //!   requests: nothing it holds may reach a terminal or CI log raw).
 //! * [`error_chain()`]: an error and its sources on one line.
+//! * [`workflow_command`]: the encoding of GitHub Actions workflow commands.
 //! * [`Severity`]: error or warning, the one severity of every finding that is not a contract
 //!   rule (admission, version skew, rollout, providerIDList hygiene).
 //!
@@ -18,6 +19,7 @@
 mod chain;
 pub mod excerpt;
 mod severity;
+pub mod workflow_command;
 
 pub use chain::{ErrorChain, error_chain};
 pub use excerpt::{Excerpt, excerpt};

@@ -137,7 +137,16 @@ const DUMPED_VALUES: &[&str] = &[
     "must have exactly one version marked as storage version",
 ];
 
+/// CEL syntax errors: cel-go's parser reports ANTLR's error recovery (which token it
+/// expected, every later error); the model's verdict, path and first error position are the
+/// server's, its text after `Syntax error:` is approximate (docs/crd-validation.md, CEL
+/// table: "message exact for ... otherwise approximate"), so the text is compared up to there.
+const SYNTAX_ERROR: &str = "Syntax error:";
+
 fn normalized((field, message): (String, String)) -> Cause {
+    if let Some(at) = message.find(SYNTAX_ERROR) {
+        return (field, format!("{}...", &message[..at + SYNTAX_ERROR.len()]));
+    }
     match DUMPED_VALUES.iter().find(|d| message.ends_with(*d)) {
         Some(detail) => (field, format!("Invalid value: <dump>: ...{detail}")),
         None => (field, message),

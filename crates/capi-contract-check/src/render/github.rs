@@ -5,21 +5,11 @@
 
 use std::fmt::Write;
 
+use capi_diagnostics::workflow_command::{data, property};
+
 use crate::report::{Outcome, Report};
 
 use super::printable;
-
-/// Encodes a workflow-command message (`%`, CR and LF).
-fn data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Encodes a workflow-command property (also `:` and `,`).
-fn property(s: &str) -> String {
-    data(s).replace(':', "%3A").replace(',', "%2C")
-}
 
 /// The GitHub Actions report (passing checks are not printed).
 ///

@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use capi_diagnostics::workflow_command::{data, property};
 use capi_machinepool_rollout::topology::TopologyInputs;
 use capi_machinepool_rollout::upgrade_plan::next_versions;
 use serde_json::{Value, json};
@@ -219,18 +220,6 @@ fn text(read: &ClusterRead, args: &Args, v: &Verdicts) -> String {
         }
     );
     out
-}
-
-/// Encodes a workflow-command message (`%`, CR and LF).
-fn data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Encodes a workflow-command property (also `:` and `,`).
-fn property(s: &str) -> String {
-    data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// GitHub Actions workflow commands, then the text summary line.
