@@ -1,6 +1,6 @@
 //! GitHub Actions workflow-command encoding (`::error file=…,line=…::message`): what the
 //! runner decodes, so that a message or a property never ends the command early or starts
-//! another one. Input that reaches a command is escaped first ([`crate::excerpt`]); this is
+//! another one. Input that reaches a command is escaped first ([`excerpt`](mod@crate::excerpt)); this is
 //! the encoding of the command syntax itself.
 //!
 //! ```

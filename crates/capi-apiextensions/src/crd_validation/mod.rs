@@ -71,8 +71,11 @@ use crate::field_error::{BadValue, FieldError};
 /// let verdict = capi_apiextensions::crd_validity(&crd);
 /// assert!(verdict.not_judged.is_empty());
 /// assert_eq!(verdict.refusals.len(), 1);
-/// assert!(verdict.refusals[0].to_string().starts_with(
-///     r#"spec.validation.openAPIV3Schema.x-kubernetes-validations[1].rule: Invalid value: "has(self.status)": compilation failed: ERROR: <input>:1:4: undefined field 'status'"#));
+/// // The value is the rule entry, printed as the server prints its internal struct.
+/// assert!(verdict.refusals[0].to_string().starts_with(concat!(
+///     r#"spec.validation.openAPIV3Schema.x-kubernetes-validations[1].rule: Invalid value: "#,
+///     r#"{"Rule":"has(self.status)","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: "#,
+///     r#"compilation failed: ERROR: <input>:1:4: undefined field 'status'"#)));
 /// // Without a CEL compiler, both rules are left to the server.
 /// let verdict = capi_apiextensions::crd_validity_without_cel(&crd);
 /// assert!(verdict.refusals.is_empty());
