@@ -149,7 +149,25 @@ struct Reader<'a> {
     groups: std::collections::BTreeMap<String, Option<kube::discovery::ApiGroup>>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// A reader of the cluster `config` reaches; `cluster` names it in errors.
+    fn connect(
+        runtime: &'a tokio::runtime::Runtime,
+        config: kube::Config,
+        cluster: String,
+    ) -> Result<Self, String> {
+        let url = config.cluster_url.to_string();
+        let client = runtime
+            .block_on(async { kube::Client::try_from(config) })
+            .map_err(|e| format!("cannot build a client for {url}: {e}"))?;
+        Ok(Self {
+            runtime,
+            client,
+            cluster,
+            groups: std::collections::BTreeMap::new(),
+        })
+    }
+
     fn block<T>(
         &self,
         f: impl std::future::Future<Output = Result<T, kube::Error>>,
@@ -313,15 +331,7 @@ pub fn read(
         .map_err(|e| format!("cannot start the client runtime: {e}"))?;
     let (config, _context) = runtime.block_on(crate::server::config(args, "preflight"))?;
     let url = config.cluster_url.to_string();
-    let client = runtime
-        .block_on(async { kube::Client::try_from(config) })
-        .map_err(|e| format!("cannot build a client for {url}: {e}"))?;
-    let mut m = Reader {
-        runtime: &runtime,
-        client,
-        cluster: format!("management cluster {url}"),
-        groups: std::collections::BTreeMap::new(),
-    };
+    let mut m = Reader::connect(&runtime, config, format!("management cluster {url}"))?;
     let mut read = ClusterRead {
         management_url: url,
         ..ClusterRead::default()
@@ -451,15 +461,11 @@ pub fn read(
         ))
         .map_err(|e| format!("{how}: cannot read the kubeconfig: {e}"))?;
     let workload_url = config.cluster_url.to_string();
-    let client = runtime
-        .block_on(async { kube::Client::try_from(config) })
-        .map_err(|e| format!("cannot build a client for {workload_url}: {e}"))?;
-    let mut w = Reader {
-        runtime: &runtime,
-        client,
-        cluster: format!("workload cluster {workload_url} ({how})"),
-        groups: std::collections::BTreeMap::new(),
-    };
+    let mut w = Reader::connect(
+        &runtime,
+        config,
+        format!("workload cluster {workload_url} ({how})"),
+    )?;
     let nodes: Api<Node> = Api::all(w.client.clone());
     let listed = w.list(&nodes, &ListParams::default(), "nodes", None)?;
     read.nodes = listed

@@ -531,25 +531,33 @@ fn nested_value_validation(
     }
 }
 
+/// The junctor schemas of a node, in upstream's order (`allOf`, `anyOf`, `oneOf` entries, then
+/// `not`), each with its field path under `at`.
+fn junctors<'v>(
+    obj: &'v Map<String, Value>,
+    at: &str,
+) -> impl Iterator<Item = (&'v Value, String)> {
+    let lists = ["allOf", "anyOf", "oneOf"]
+        .into_iter()
+        .flat_map(move |junctor| {
+            obj.get(junctor)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(move |(i, nested)| (nested, format!("{at}.{junctor}[{i}]")))
+        });
+    lists.chain(obj.get("not").map(|not| (not, format!("{at}.not"))))
+}
+
 /// `validateStructuralCompleteness`: what a junctor of the **root** names must be in the
 /// structural schema (upstream checks the root's junctors only, not those of nested nodes).
 fn completeness(node: &Value, at: &str, r: &mut Refusals) {
     let Some(obj) = node.as_object() else {
         return;
     };
-    for junctor in ["allOf", "anyOf", "oneOf"] {
-        for (i, nested) in obj
-            .get(junctor)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            nested_completeness(nested, Some(node), at, &format!("{at}.{junctor}[{i}]"), r);
-        }
-    }
-    if let Some(not) = obj.get("not") {
-        nested_completeness(not, Some(node), at, &format!("{at}.not"), r);
+    for (nested, path) in junctors(obj, at) {
+        nested_completeness(nested, Some(node), at, &path, r);
     }
 }
 
@@ -561,25 +569,8 @@ fn nested_completeness(v: &Value, s: Option<&Value>, s_path: &str, v_path: &str,
         r.required(s_path, format!("because it is defined in {v_path}"));
         return;
     };
-    for junctor in ["allOf", "anyOf", "oneOf"] {
-        for (i, nested) in vobj
-            .get(junctor)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            nested_completeness(
-                nested,
-                Some(s),
-                s_path,
-                &format!("{v_path}.{junctor}[{i}]"),
-                r,
-            );
-        }
-    }
-    if let Some(not) = vobj.get("not") {
-        nested_completeness(not, Some(s), s_path, &format!("{v_path}.not"), r);
+    for (nested, path) in junctors(vobj, v_path) {
+        nested_completeness(nested, Some(s), s_path, &path, r);
     }
     if let Some(items) = vobj.get("items").filter(|i| i.is_object()) {
         nested_completeness(
